@@ -22,16 +22,18 @@ export default tseslint.config(
       }],
       "@typescript-eslint/no-explicit-any": "error",
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
-      "@typescript-eslint/consistent-type-imports": "error"
+      "@typescript-eslint/consistent-type-imports": "error",
+      // Data.TaggedEnum spells a variant without fields as `{}`.
+      "@typescript-eslint/no-empty-object-type": ["error", { allowObjectTypes: "always" }]
     }
   },
   {
     files: ["src/**/*.ts"],
     rules: {
-      "no-restricted-syntax": ["error",
-        { selector: "TryStatement", message: "Use Effect.try / Effect.tryPromise, not try/catch." },
-        { selector: "ThrowStatement", message: "Fail with a tagged error, do not throw." }
-      ]
+      "no-restricted-syntax": ["error", {
+        selector: "TryStatement",
+        message: "Use Effect.try / Effect.tryPromise, not try/catch."
+      }, { selector: "ThrowStatement", message: "Fail with a tagged error, do not throw." }]
     }
   }
 )

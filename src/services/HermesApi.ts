@@ -1,0 +1,230 @@
+// HermesApi: the five C3 operations on Hermes's own OAuth routes. Each call identifies the
+// gateway, mints one ticket, sends one request; a 401 (ticket refused before anything ran) gets
+// one fresh ticket and one resend, nothing else is ever sent twice. Every answer carries the
+// instance and contract of the identify its ticket was bound to. Hermes's texts stop here.
+import { Context, Data, Effect, Either, Layer, Option, Schema } from "effect"
+import {
+  CancelConfirmed,
+  CancelNotFound,
+  CodexProvider,
+  NotReadyAnswer,
+  PollAnswer,
+  type PollStatus,
+  ProviderCard,
+  ProviderList,
+  SignOutAnswer,
+  StartAnswer,
+  StartSessionId
+} from "../schema/hermes.js"
+import { BuddyConfig } from "./BuddyConfig.js"
+import { CallError, type Instance } from "./CallError.js"
+import type { GatewayError } from "./GatewayError.js"
+import { type HttpAnswer, httpExchange, type Method } from "./loopback-http.js"
+import { type Endpoint, Ticket } from "./Ticket.js"
+
+/** An answer, tagged with the instance that gave it (C3). */
+export interface Answer<A> {
+  readonly instance: Instance
+  readonly value: A
+}
+
+/** The openai-codex card's `status.logged_in`. */
+export interface Card {
+  readonly loggedIn: boolean
+}
+
+export type Start = Data.TaggedEnum<{
+  /** A session with a code and page of exactly the shapes C3 allows. */
+  Started: {
+    readonly sessionId: string
+    readonly code: string
+    readonly page: string
+    readonly pollInterval: number
+  }
+  /** A 200 of no known shape: a session may exist, with this id if the answer named one (C4.6). */
+  Unrecognized: { readonly sessionId: Option.Option<string> }
+}>
+export const Start = Data.taggedEnum<Start>()
+
+export type Poll = Data.TaggedEnum<{
+  Status: { readonly status: PollStatus }
+  /** 404: Hermes no longer holds the session. */
+  NotHeld: {}
+  /** A 200 of no known shape. */
+  Unrecognized: {}
+}>
+export const Poll = Data.taggedEnum<Poll>()
+
+export type Cancel = Data.TaggedEnum<{
+  /** `{ok:true, session_id}`: the session named was cancelled. */
+  Cancelled: { readonly sessionId: string }
+  /** `{ok:false, message:"session not found"}`. */
+  NotFound: {}
+  /** Anything else Hermes answered: proves nothing. */
+  Unrecognized: {}
+}>
+export const Cancel = Data.taggedEnum<Cancel>()
+
+export type SignOut = Data.TaggedEnum<{
+  /** `{ok:true}`: stored credentials were removed. */
+  SignedOut: {}
+  /** 409, or `{ok:false}`: nothing was stored. */
+  NothingStored: {}
+}>
+export const SignOut = Data.taggedEnum<SignOut>()
+
+/** A start refused by the client itself: this instance does not hold the cancellation contract. */
+export class ContractMissing extends Data.TaggedError("ContractMissing")<{ readonly instance: Instance }> {}
+
+export type ApiError = GatewayError | CallError
+
+export class HermesApi extends Context.Tag("buddy/HermesApi")<HermesApi, {
+  readonly providerCard: Effect.Effect<Answer<Card>, ApiError>
+  readonly start: Effect.Effect<Answer<Start>, ApiError | ContractMissing>
+  readonly poll: (sessionId: string) => Effect.Effect<Answer<Poll>, ApiError>
+  readonly cancel: (sessionId: string) => Effect.Effect<Answer<Cancel>, ApiError>
+  readonly signOut: Effect.Effect<Answer<SignOut>, ApiError>
+}>() {}
+
+const routes = {
+  providers: "/api/providers/oauth",
+  start: `/api/providers/oauth/${CodexProvider}/start`,
+  poll: (sessionId: string) => `/api/providers/oauth/${CodexProvider}/poll/${encodeURIComponent(sessionId)}`,
+  cancel: (sessionId: string) => `/api/providers/oauth/sessions/${encodeURIComponent(sessionId)}`,
+  signOut: `/api/providers/oauth/${CodexProvider}`
+} as const
+
+const instanceOf = (endpoint: Endpoint): Instance => ({ instanceId: endpoint.instanceId, contract: endpoint.contract })
+
+/** The body as text, or none: strict UTF-8, so a lone surrogate is not silently replaced. */
+const textOf = (body: Uint8Array): Option.Option<string> =>
+  Option.getRight(Either.try(() => new TextDecoder("utf-8", { fatal: true }).decode(body)))
+
+/** The body decoded as `schema` (with the schema's own excess-member rule), or none. */
+const decodes = <A, I>(schema: Schema.Schema<A, I>, body: Uint8Array): Option.Option<A> =>
+  Option.flatMap(textOf(body), Schema.decodeUnknownOption(Schema.parseJson(schema)))
+
+/** Exactly one openai-codex card whose `status.logged_in` is a boolean (C5). */
+const codexCard = (body: Uint8Array): Option.Option<Card> =>
+  Option.flatMap(decodes(ProviderList, body), ({ providers }) => {
+    const cards = providers
+      .flatMap((entry) => Option.toArray(Schema.decodeUnknownOption(ProviderCard)(entry)))
+      .filter((card) => card.id === CodexProvider)
+    const loggedIn = cards.length === 1 ? cards[0]?.status.logged_in : undefined
+    return typeof loggedIn === "boolean" ? Option.some({ loggedIn }) : Option.none()
+  })
+
+export const HermesApiLive = Layer.effect(
+  HermesApi,
+  Effect.gen(function*() {
+    const tickets = yield* Ticket
+    const config = yield* BuddyConfig
+
+    /**
+     * One request with one ticket; a 401 means the ticket was refused before anything ran, so one
+     * fresh ticket and one resend. Anything else, including a failure after the write, is final.
+     */
+    const call = (endpoint: Endpoint, method: Method, path: string, deadline = config.deadlines.api) => {
+      const instance = instanceOf(endpoint)
+      const once = tickets.mint(endpoint).pipe(
+        Effect.flatMap((ticket) =>
+          httpExchange({ origin: endpoint.origin, method, path, ticket, limit: config.limits.answer }).pipe(
+            Effect.mapError((failure) => new CallError({ ...failure, instance })),
+            Effect.timeoutFail({
+              duration: deadline,
+              onTimeout: () => new CallError({ reason: "timeout", instance, mayHaveRun: true })
+            })
+          )
+        )
+      )
+      const refusedOnce = (answer: HttpAnswer) => answer.status === 401
+      return once.pipe(
+        Effect.flatMap((answer) => (refusedOnce(answer) ? once : Effect.succeed(answer))),
+        Effect.flatMap((answer): Effect.Effect<HttpAnswer, CallError> => {
+          if (answer.status === 401) {
+            return Effect.fail(new CallError({ reason: "refused", instance, mayHaveRun: false }))
+          }
+          if (answer.status === 503 && Option.isSome(decodes(NotReadyAnswer, answer.body))) {
+            return Effect.fail(new CallError({ reason: "not-ready", instance, mayHaveRun: false }))
+          }
+          return Effect.succeed(answer)
+        }),
+        Effect.map((answer) => ({ instance, answer }))
+      )
+    }
+
+    /** Any status this operation does not give a meaning to is a closed failure, never Hermes's text. */
+    const httpError = (instance: Instance) => new CallError({ reason: "http-error", instance, mayHaveRun: false })
+    const malformed = (instance: Instance) => new CallError({ reason: "malformed", instance, mayHaveRun: false })
+
+    const providerCard = Effect.gen(function*() {
+      const endpoint = yield* tickets.identify
+      const { answer, instance } = yield* call(endpoint, "GET", routes.providers)
+      if (answer.status !== 200) return yield* Effect.fail(httpError(instance))
+      const card = codexCard(answer.body)
+      if (Option.isNone(card)) return yield* Effect.fail(malformed(instance))
+      return { instance, value: card.value }
+    })
+
+    const start = Effect.gen(function*() {
+      const endpoint = yield* tickets.identify
+      // The client's own gate (C4.2): a start never reaches an instance without the contract.
+      if (!endpoint.contract) return yield* Effect.fail(new ContractMissing({ instance: instanceOf(endpoint) }))
+      const { answer, instance } = yield* call(endpoint, "POST", routes.start, config.deadlines.start)
+      if (answer.status !== 200) return yield* Effect.fail(httpError(instance))
+      const value = Option.match(decodes(StartAnswer, answer.body), {
+        onSome: (started) =>
+          Start.Started({
+            sessionId: started.session_id,
+            code: started.user_code,
+            page: started.verification_url,
+            pollInterval: started.poll_interval
+          }),
+        onNone: () =>
+          Start.Unrecognized({
+            sessionId: Option.map(decodes(StartSessionId, answer.body), (named) => named.session_id)
+          })
+      })
+      return { instance, value }
+    })
+
+    const poll = (sessionId: string) =>
+      Effect.gen(function*() {
+        const endpoint = yield* tickets.identify
+        const { answer, instance } = yield* call(endpoint, "GET", routes.poll(sessionId))
+        if (answer.status === 404) return { instance, value: Poll.NotHeld() }
+        if (answer.status !== 200) return yield* Effect.fail(httpError(instance))
+        const value = Option.match(decodes(PollAnswer, answer.body), {
+          onSome: ({ status }) => Poll.Status({ status }),
+          onNone: () => Poll.Unrecognized()
+        })
+        return { instance, value }
+      })
+
+    const cancel = (sessionId: string) =>
+      Effect.gen(function*() {
+        const endpoint = yield* tickets.identify
+        const { answer, instance } = yield* call(endpoint, "DELETE", routes.cancel(sessionId))
+        if (answer.status !== 200) return yield* Effect.fail(httpError(instance))
+        const confirmed = decodes(CancelConfirmed, answer.body)
+        const value = Option.isSome(confirmed)
+          ? Cancel.Cancelled({ sessionId: confirmed.value.session_id })
+          : Option.isSome(decodes(CancelNotFound, answer.body))
+          ? Cancel.NotFound()
+          : Cancel.Unrecognized()
+        return { instance, value }
+      })
+
+    const signOut = Effect.gen(function*() {
+      const endpoint = yield* tickets.identify
+      const { answer, instance } = yield* call(endpoint, "DELETE", routes.signOut)
+      if (answer.status === 409) return { instance, value: SignOut.NothingStored() }
+      if (answer.status !== 200) return yield* Effect.fail(httpError(instance))
+      const decoded = decodes(SignOutAnswer, answer.body)
+      if (Option.isNone(decoded)) return yield* Effect.fail(malformed(instance))
+      return { instance, value: decoded.value.ok ? SignOut.SignedOut() : SignOut.NothingStored() }
+    })
+
+    return HermesApi.of({ providerCard, start, poll, cancel, signOut })
+  })
+)

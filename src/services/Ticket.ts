@@ -1,0 +1,88 @@
+// Ticket: identify the gateway (C2, with every validation) into an `Endpoint`, and mint one
+// single-use `native-http` ticket for one request. A ticket leaves this service only as a
+// Redacted value, handed to the one request it is for, and is never stored.
+import { Context, Effect, Layer, Option, Redacted, Schema } from "effect"
+import type { TicketParams } from "../schema/control.js"
+import { IdentifyResult, OAuthCancelContract, SessionAuthority, TicketResult } from "../schema/control.js"
+import { type ApiOrigin, parseApiOrigin } from "./api-origin.js"
+import { BuddyConfig } from "./BuddyConfig.js"
+import { type GatewayError, gatewayError } from "./GatewayError.js"
+import { GatewaySocket } from "./GatewaySocket.js"
+
+/** A ready gateway instance serving our home, as one identify saw it. */
+export interface Endpoint {
+  readonly instanceId: string
+  readonly origin: ApiOrigin
+  readonly profileId: string
+  readonly state: "ready"
+  /** Whether this identify held the cancellation contract (C2). */
+  readonly contract: boolean
+}
+
+export class Ticket extends Context.Tag("buddy/Ticket")<Ticket, {
+  readonly identify: Effect.Effect<Endpoint, GatewayError>
+  readonly mint: (endpoint: Endpoint) => Effect.Effect<Redacted.Redacted<string>, GatewayError>
+}>() {}
+
+/** C2 identify validation, in order: shape, origin, our profile, readiness; then the contract. */
+export const endpointOf = (home: string, result: Record<string, unknown>): Effect.Effect<Endpoint, GatewayError> =>
+  Effect.gen(function*() {
+    const identity = yield* Schema.decodeUnknown(IdentifyResult)(result).pipe(
+      Effect.mapError(() => gatewayError("incompatible"))
+    )
+    const origin = yield* Option.match(parseApiOrigin(identity.api_origin), {
+      onNone: () => Effect.fail(gatewayError("foreign-origin")),
+      onSome: Effect.succeed
+    })
+    const ours = identity.served_profiles.filter((profile) => profile.home === home)
+    const profile = ours[0]
+    if (ours.length !== 1 || profile === undefined) return yield* Effect.fail(gatewayError("incompatible"))
+    if (identity.state !== "ready" || !identity.capabilities.includes(SessionAuthority)) {
+      return yield* Effect.fail(gatewayError("not-ready"))
+    }
+    return {
+      instanceId: identity.instance_id,
+      origin,
+      profileId: profile.profile_id,
+      state: "ready",
+      contract: identity.capabilities.includes(OAuthCancelContract)
+    } satisfies Endpoint
+  })
+
+export const TicketLive = Layer.effect(
+  Ticket,
+  Effect.gen(function*() {
+    const socket = yield* GatewaySocket
+    const config = yield* BuddyConfig
+
+    const identify = socket.exchange({ protocol: 1, id: 1, verb: "identify" }, config.limits.identifyLine).pipe(
+      Effect.flatMap(({ home, reply }) =>
+        // A gateway that refuses identify does not speak our protocol.
+        reply.ok ? endpointOf(home, reply.result) : Effect.fail(gatewayError("incompatible"))
+      )
+    )
+
+    const mint = (endpoint: Endpoint) =>
+      Effect.gen(function*() {
+        const params: TicketParams = {
+          profile_id: endpoint.profileId,
+          instance_id: endpoint.instanceId,
+          purpose: "native-http"
+        }
+        const { reply } = yield* socket.exchange(
+          { protocol: 1, id: 1, verb: "session-ticket", params },
+          config.limits.ticketLine
+        )
+        if (!reply.ok) return yield* Effect.fail(gatewayError("refused"))
+        const result = yield* Schema.decodeUnknown(TicketResult)(reply.result).pipe(
+          Effect.mapError(() => gatewayError("malformed"))
+        )
+        if (result.profile_id !== params.profile_id || result.instance_id !== params.instance_id) {
+          return yield* Effect.fail(gatewayError("malformed"))
+        }
+        return Redacted.make(result.ticket)
+      })
+
+    return Ticket.of({ identify, mint })
+  })
+)

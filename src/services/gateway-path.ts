@@ -1,0 +1,134 @@
+// C1: where the control socket is, and every rule a path must pass before anything is sent.
+// Each refusal is its own closed reason; nothing here follows a link it was not told to follow.
+import { Config, Effect, Option } from "effect"
+import { createHash } from "node:crypto"
+import { constants as fsConstants, type Stats } from "node:fs"
+import * as fsp from "node:fs/promises"
+import * as os from "node:os"
+import * as nodePath from "node:path"
+import type { GatewayReason } from "../schema/reasons.js"
+import { type GatewayError, gatewayError } from "./GatewayError.js"
+
+/** Where to dial, and the real home whose profile the tickets are for. */
+export interface Located {
+  readonly home: string
+  readonly socket: string
+}
+
+/** The pointer file is read up to this many bytes; one more byte proves it is too long (C1.3). */
+export const pointerLimit = 4096
+
+const errnoOf = (error: unknown): string =>
+  typeof error === "object" && error !== null && "code" in error && typeof error.code === "string"
+    ? error.code
+    : "EUNKNOWN"
+
+/** A filesystem call whose failure is its errno code, to be mapped to a closed reason by the caller. */
+const fsCall = <A>(run: () => Promise<A>) => Effect.tryPromise({ try: run, catch: errnoOf })
+
+const uid = () => process.getuid?.() ?? -1
+
+/** Owned by us and without the given mode bits. */
+const ownedWithout = (stats: Stats, forbidden: number) => stats.uid === uid() && (stats.mode & forbidden) === 0
+
+const refuse = (reason: GatewayReason) => Effect.fail(gatewayError(reason))
+
+/** `<hash>` of C1.3: first 16 hex chars of SHA-256 over the UTF-8 bytes of the real home path. */
+export const homeHash = (realHome: string) => createHash("sha256").update(realHome, "utf8").digest("hex").slice(0, 16)
+
+/** C1.1: `--home`/config, else `HERMES_HOME`, else `~/.hermes`. */
+export const configuredHome = (override: string | undefined) =>
+  override !== undefined && override !== ""
+    ? Effect.succeed(override)
+    : Config.option(Config.nonEmptyString("HERMES_HOME")).pipe(
+      Effect.map(Option.getOrElse(() => nodePath.join(os.homedir(), ".hermes"))),
+      Effect.orElseSucceed(() => nodePath.join(os.homedir(), ".hermes"))
+    )
+
+/**
+ * C1.1: a symlinked home is followed; the real home must be our directory and not writable by
+ * group or others. No home at all means no gateway has ever run here: not running.
+ */
+export const realHome = (home: string): Effect.Effect<string, GatewayError> =>
+  fsCall(() => fsp.realpath(home)).pipe(
+    Effect.flatMap((real) => fsCall(() => fsp.lstat(real)).pipe(Effect.map((stats) => ({ real, stats })))),
+    Effect.mapError((code) => gatewayError(code === "ENOENT" ? "not-running" : "unsafe-home")),
+    Effect.flatMap(({ real, stats }) =>
+      stats.isDirectory() && ownedWithout(stats, 0o022) ? Effect.succeed(real) : refuse("unsafe-home")
+    )
+  )
+
+/** C1.2: a socket, ours, with no access for anyone else. */
+const checkSocket = (stats: Stats) =>
+  stats.isSocket() && ownedWithout(stats, 0o077) ? Effect.void : refuse("unsafe-socket")
+
+/** The socket the pointer names: missing means the gateway is gone; anything else must pass C1.2. */
+const pointedSocket = (socket: string) =>
+  fsCall(() => fsp.lstat(socket)).pipe(
+    Effect.mapError((code) => gatewayError(code === "ENOENT" ? "not-running" : "unsafe-socket")),
+    Effect.flatMap(checkSocket),
+    Effect.as(socket)
+  )
+
+/** Reads the pointer file without following a link, bounded, as strict UTF-8. */
+const readPointer = (file: string): Effect.Effect<string, GatewayError | "ENOENT"> =>
+  Effect.acquireUseRelease(
+    fsCall(() => fsp.open(file, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK)).pipe(
+      Effect.mapError((code) => (code === "ENOENT" ? ("ENOENT" as const) : gatewayError("unsafe-pointer")))
+    ),
+    (handle) =>
+      Effect.gen(function*() {
+        const stats = yield* fsCall(() => handle.stat())
+        if (!stats.isFile() || !ownedWithout(stats, 0o077)) return yield* refuse("unsafe-pointer")
+        const buffer = Buffer.alloc(pointerLimit + 1)
+        const { bytesRead } = yield* fsCall(() => handle.read(buffer, 0, buffer.length, 0))
+        if (bytesRead > pointerLimit) return yield* refuse("unsafe-pointer")
+        return yield* Effect.try({
+          try: () => new TextDecoder("utf-8", { fatal: true }).decode(buffer.subarray(0, bytesRead)),
+          catch: () => gatewayError("unsafe-pointer")
+        })
+      }).pipe(Effect.mapError((error) => (typeof error === "string" ? gatewayError("unsafe-pointer") : error))),
+    (handle) => Effect.promise(() => handle.close())
+  )
+
+/**
+ * C1.3: the pointer must name exactly `hermes-gw-<hash of this home>/control.sock`, in a real
+ * directory that is ours and closed to others.
+ */
+const followPointer = (home: string, text: string) =>
+  Effect.gen(function*() {
+    const target = text.trim()
+    const directory = nodePath.dirname(target)
+    const wellFormed = nodePath.isAbsolute(target) &&
+      nodePath.normalize(target) === target &&
+      nodePath.basename(target) === "control.sock" &&
+      nodePath.basename(directory) === `hermes-gw-${homeHash(home)}`
+    if (!wellFormed) return yield* refuse("unsafe-pointer")
+    const stats = yield* fsCall(() => fsp.lstat(directory)).pipe(
+      Effect.mapError((code) => gatewayError(code === "ENOENT" ? "not-running" : "unsafe-pointer"))
+    )
+    if (!stats.isDirectory() || !ownedWithout(stats, 0o077)) return yield* refuse("unsafe-pointer")
+    return yield* pointedSocket(target)
+  })
+
+/** C1.2–C1.4 for a real home: the direct socket if it exists (no fallback if it is unsafe), else the pointer. */
+export const locateSocket = (home: string): Effect.Effect<string, GatewayError> => {
+  const direct = nodePath.join(home, "gateway.sock")
+  return fsCall(() => fsp.lstat(direct)).pipe(
+    Effect.matchEffect({
+      onSuccess: (stats) => Effect.as(checkSocket(stats), direct),
+      onFailure: (code) =>
+        code !== "ENOENT" ? refuse("unsafe-socket") : readPointer(nodePath.join(home, "gateway.sock.path")).pipe(
+          Effect.catchIf((error) => error === "ENOENT", () => refuse("not-running")),
+          Effect.flatMap((text) => followPointer(home, text))
+        )
+    })
+  )
+}
+
+/** The whole of C1: the real home and the socket to dial, or the closed reason why not. */
+export const locate = (override: string | undefined): Effect.Effect<Located, GatewayError> =>
+  configuredHome(override).pipe(
+    Effect.flatMap(realHome),
+    Effect.flatMap((home) => Effect.map(locateSocket(home), (socket) => ({ home, socket })))
+  )
