@@ -68,7 +68,7 @@ const writeAndRead = (socket: Net.Socket, line: string, maxLine: number) =>
 
 const decodeReply = (bytes: Uint8Array) =>
   Effect.try({
-    try: () => new TextDecoder("utf-8", { fatal: true }).decode(bytes),
+    try: () => new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes),
     catch: () => gatewayError("malformed")
   }).pipe(
     Effect.flatMap(Schema.decodeUnknown(ControlReplyFromLine)),

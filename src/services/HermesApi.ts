@@ -98,7 +98,7 @@ const instanceOf = (endpoint: Endpoint): Instance => ({ instanceId: endpoint.ins
 
 /** The body as text, or none: strict UTF-8, so a lone surrogate is not silently replaced. */
 const textOf = (body: Uint8Array): Option.Option<string> =>
-  Option.getRight(Either.try(() => new TextDecoder("utf-8", { fatal: true }).decode(body)))
+  Option.getRight(Either.try(() => new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(body)))
 
 /** The body decoded as `schema` (with the schema's own excess-member rule), or none. */
 const decodes = <A, I>(schema: Schema.Schema<A, I>, body: Uint8Array): Option.Option<A> =>
