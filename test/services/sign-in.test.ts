@@ -383,6 +383,19 @@ describe("the cancellation contract", () => {
         expect(httpLines(fake)).toStrictEqual([SIGN_OUT])
       }), { contract: false, signedIn: true }))
 
+  it.live("a replacement start on an instance that lost the contract is refused before the held sign-in is touched", () =>
+    withSignIn((fake, signIn) =>
+      Effect.gen(function*() {
+        const started = yield* signIn.start
+        fake.setContract(false)
+        expect(yield* refusal(signIn.start)).toStrictEqual(blocked("hermes-outdated"))
+        expect(httpLines(fake)).toStrictEqual([START])
+        expect(onlySession(fake).cancelled).toBe(false)
+        fake.setContract(true)
+        expect(yield* signIn.poll(started.handle)).toStrictEqual(expect.objectContaining({ state: "pending" }))
+      })
+    ))
+
   it.live("a held sign-in on a gateway restarted with the contract ends as lost on the new instance's 404", () =>
     withSignIn((fake, signIn) =>
       Effect.gen(function*() {
@@ -540,4 +553,67 @@ describe("journal and answers", () => {
         }
       })
     ))
+})
+
+/**
+ * The seed's three reviewed faults, reproduced as the reviewer ran them. Each pins one guard
+ * (docs/decisions.md D7 names it): removing the guard makes its test fail.
+ */
+describe("the reviewer's reproductions", () => {
+  it.live("reproduction 1: a cancel answered HTTP 500 is not an end — no second session, no sign-out, the approval still arrives", () =>
+    withSignIn((fake, signIn) =>
+      Effect.gen(function*() {
+        const first = yield* signIn.start
+        const { id } = onlySession(fake)
+        fake.fault("cancel", { kind: "status", status: 500 })
+        expect(yield* refusal(signIn.start)).toStrictEqual(blocked("sign-in-running"))
+        expect(fake.sessions()).toHaveLength(1)
+        expect(yield* signIn.poll(first.handle)).toStrictEqual(expect.objectContaining({ state: "pending" }))
+        expect(yield* refusal(signIn.signOut)).toStrictEqual(blocked("sign-in-running"))
+        expect(httpLines(fake)).not.toContain(SIGN_OUT)
+        expect(fake.approve(id)).toBe(true)
+        expect(yield* signIn.poll(first.handle)).toStrictEqual({ state: "signed-in" })
+        expect(fake.signedIn).toBe(true)
+      })
+    ))
+
+  it.live("reproduction 2: \"session not found\" from an instance without the contract proves nothing — its swept worker can still save", () =>
+    withSignIn((fake, signIn) =>
+      Effect.gen(function*() {
+        const started = yield* signIn.start
+        const { id } = onlySession(fake)
+        // The instance stops advertising the contract, then its clean-up drops the session unmarked.
+        fake.setContract(false)
+        fake.sweep()
+        expect(onlySession(fake).cancelled).toBe(false)
+        expect(yield* refusal(signIn.cancel(started.handle))).toStrictEqual(blocked("hermes-outdated"))
+        expect(yield* refusal(signIn.poll(started.handle))).toStrictEqual(blocked("hermes-outdated"))
+        expect(yield* refusal(signIn.signOut)).toStrictEqual(blocked("hermes-outdated"))
+        expect(yield* signIn.current).toBe("pending")
+        expect(fake.approve(id)).toBe(true)
+        expect(fake.signedIn).toBe(true)
+        expect(httpLines(fake)).not.toContain(SIGN_OUT)
+      })
+    ))
+
+  it.scoped("reproduction 3: no time bound and no new instance alone ends a sign-in — a save delayed past any bound is stopped only by the contract", () =>
+    Effect.gen(function*() {
+      const fake = yield* makeFakeGateway()
+      const signIn = yield* Effect.provide(SignIn, buddyLayer(fake).pipe(Layer.orDie))
+      const started = yield* signIn.start
+      const { id } = onlySession(fake)
+      // Far past the 1223 s the second fix proposed: still Hermes's to decide.
+      yield* TestClock.adjust("2 hours")
+      expect(yield* signIn.poll(started.handle)).toStrictEqual(expect.objectContaining({ state: "pending" }))
+      // A new instance without the contract is not proof by itself.
+      fake.restart({ contract: false })
+      yield* TestClock.adjust("2 hours")
+      expect(yield* refusal(signIn.signOut)).toStrictEqual(blocked("hermes-outdated"))
+      expect(yield* signIn.current).toBe("pending")
+      // Under the contract the stopping instance marked the session, so its late save saves nothing.
+      fake.restart({ contract: true })
+      expect(yield* signIn.signOut).toStrictEqual({ state: "signed-out" })
+      expect(fake.approve(id)).toBe(false)
+      expect(fake.signedIn).toBe(false)
+    }))
 })
