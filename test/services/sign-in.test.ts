@@ -254,6 +254,21 @@ describe("a cancel Hermes does not confirm changes nothing", () => {
           fake.clearFaults()
           expect(yield* signIn.poll(started.handle)).toStrictEqual({ state: "signed-in" })
         }), { signedIn: true }))
+
+    it.live(`a sign-in kept by ${name} ends on the cancel's "not found" from a restarted instance holding the contract`, () =>
+      withSignIn((fake, signIn) =>
+        Effect.gen(function*() {
+          const started = yield* signIn.start
+          const { id } = onlySession(fake)
+          fake.fault("cancel", fault)
+          expect(yield* refusal(signIn.cancel(started.handle))).toStrictEqual(blocked("sign-in-running"))
+          fake.clearFaults()
+          fake.restart()
+          expect(yield* signIn.cancel(started.handle)).toStrictEqual({ state: "cancelled" })
+          expect(fake.approve(id)).toBe(false)
+          expect((yield* signIn.start).state).toBe("pending")
+        })
+      ))
   }
 
   it.live("a sign-out while the gateway drains is unavailable and sends no provider DELETE", () =>
@@ -537,6 +552,12 @@ describe("journal and answers", () => {
         fake.fault("sign-out", { kind: "status", status: 500, body: { detail: "CANARY-sign-out-text" } }, 1)
         yield* keep(signIn.signOut)
         yield* keep(signIn.start)
+        const second = yield* signIn.start
+        fake.fault("poll", {
+          kind: "reply",
+          body: { session_id: "CANARY-session", status: "error", error_message: "CANARY-worker-text" }
+        }, 1)
+        yield* keep(signIn.poll(second.handle))
         const journal = (yield* journalLines).join("\n")
         const secrets = [
           "ABCD-EFGHK",

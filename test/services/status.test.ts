@@ -41,6 +41,11 @@ describe("Buddy's state", () => {
       expect(yield* readWith(() => {})).toStrictEqual({ state: "waits" })
     }))
 
+  it.live("is read on a gateway without the cancellation contract too", () =>
+    Effect.gen(function*() {
+      expect(yield* readWith(() => {}, { contract: false, signedIn: true })).toStrictEqual({ state: "works" })
+    }))
+
   it.live("is read fresh every time, never cached", () =>
     Effect.gen(function*() {
       const fake = yield* makeFakeGateway()
