@@ -1,0 +1,74 @@
+// C6 check 4: the request body, bounded at 16 KiB (declared or streamed), read without killing
+// the connection before the 413 is answered (the platform's own limit destroys the socket:
+// effect-guide §1.6), then decoded as strict UTF-8 JSON with exactly the listed keys.
+import { HttpServerRequest } from "@effect/platform"
+import { Effect, Either, Schema, Stream } from "effect"
+import { IncomingMessage } from "node:http"
+import { type Refused, refused } from "./refusal.js"
+
+/** `application/json`, parameters allowed (`; charset=utf-8`), type and subtype case-insensitive. */
+export const isJsonMediaType = (contentType: string | undefined) =>
+  contentType !== undefined && contentType.split(";")[0]?.trim().toLowerCase() === "application/json"
+
+/**
+ * Node's request: stop listening and pause at the limit, never destroy; the 413 then goes out
+ * with `Connection: close` and Node closes the socket after it.
+ */
+const readNode = (source: IncomingMessage, limit: number) =>
+  Effect.async<Uint8Array, Refused>((resume) => {
+    const parts: Array<Buffer> = []
+    let size = 0
+    const detach = () => {
+      source.off("data", onData)
+      source.off("end", onEnd)
+      source.off("error", onError)
+    }
+    const onData = (chunk: Buffer) => {
+      size += chunk.length
+      if (size > limit) {
+        detach()
+        source.pause()
+        resume(Effect.fail(refused("body-too-large")))
+      } else {
+        parts.push(chunk)
+      }
+    }
+    const onEnd = () => {
+      detach()
+      resume(Effect.succeed(Buffer.concat(parts)))
+    }
+    const onError = () => {
+      detach()
+      resume(Effect.fail(refused("invalid-request")))
+    }
+    source.on("data", onData)
+    source.on("end", onEnd)
+    source.on("error", onError)
+    return Effect.sync(detach)
+  })
+
+/** Any other request (a web `Request` through the web handler): count while streaming. */
+const readStream = (request: HttpServerRequest.HttpServerRequest, limit: number) =>
+  request.stream.pipe(
+    Stream.mapError(() => refused("invalid-request")),
+    Stream.runFoldEffect(new Uint8Array(0), (acc, chunk) =>
+      acc.length + chunk.length > limit
+        ? Effect.fail(refused("body-too-large"))
+        : Effect.succeed(Buffer.concat([acc, chunk])))
+  )
+
+/** The body's bytes, refused as too large by its declared length before anything is read. */
+export const readBody = (limit: number) =>
+  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+    const declared = request.headers["content-length"]
+    if (declared !== undefined && Number(declared) > limit) return Effect.fail(refused("body-too-large"))
+    return request.source instanceof IncomingMessage ? readNode(request.source, limit) : readStream(request, limit)
+  })
+
+/** Strict UTF-8, then JSON, then exactly the Schema's keys. */
+export const decodeBody = <A, I>(schema: Schema.Schema<A, I>, bytes: Uint8Array) =>
+  Either.try(() => JSON.parse(new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes)) as unknown)
+    .pipe(
+      Either.flatMap((json) => Schema.decodeUnknownEither(schema, { onExcessProperty: "error" })(json)),
+      Either.mapLeft(() => refused("invalid-request"))
+    )
