@@ -1,0 +1,471 @@
+// C6's same-origin rule in a real browser (#4 item 5): Debian's Chromium, driven by
+// playwright-core, against `buddy serve` in a child process and a fake Hermes gateway.
+//
+// Three origins, each its own loopback server:
+// - the Launchpad, http://127.0.0.1:A: serves /launchpad.html and forwards /api/buddy* to
+//   buddy serve (method, path, headers, body; the answer back), logging what it forwarded;
+// - another site, http://localhost:B (cross-site: another host);
+// - Buddy's own origin, http://127.0.0.1:C, as configured (same-site, never admitted).
+// The Launchpad page's fetch POSTs succeed; the others' form posts and fetches (no-cors, and
+// cors with a JSON body) are refused before Hermes is asked: the fake gateway receives nothing.
+import { type ChildProcess, spawn } from "node:child_process"
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import * as http from "node:http"
+import type { AddressInfo } from "node:net"
+import * as os from "node:os"
+import * as path from "node:path"
+import { type Browser, chromium, type Page } from "playwright-core"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type FakeGatewayHandle, startFakeGateway } from "../../fixtures/fake-gateway.js"
+
+const chromiumPath = "/usr/bin/chromium"
+const hasChromium = existsSync(chromiumPath)
+if (!hasChromium) {
+  console.log(`test/browser skipped: ${chromiumPath} is missing (Debian's chromium package is not installed)`)
+}
+
+/** What this machine's Chromium needs (env notes); playwright-core gives it a new, empty profile. */
+const chromiumArgs = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync"
+]
+
+const root = path.resolve(import.meta.dirname, "../..")
+/** `buddy serve` as the bin runs it; to become src/cli/main.ts once the bin routes `serve`. */
+const serveEntry = path.join(root, "test/browser/serve-child.ts")
+
+/** One request the Launchpad's proxy forwarded to buddy serve, and what buddy serve answered. */
+interface Forwarded {
+  readonly method: string
+  readonly path: string
+  readonly origin: string | undefined
+  readonly site: string | undefined
+  readonly mode: string | undefined
+  readonly contentType: string | undefined
+  readonly preflight: string | undefined
+  readonly status: number
+  readonly body: string
+}
+
+const header = (request: http.IncomingMessage, name: string): string | undefined => {
+  const value = request.headers[name]
+  return Array.isArray(value) ? value.join(", ") : value
+}
+
+const readAll = (stream: NodeJS.ReadableStream): Promise<Buffer> =>
+  new Promise((resolve, reject) => {
+    const chunks: Array<Buffer> = []
+    stream.on("data", (chunk: Buffer) => chunks.push(chunk))
+    stream.on("end", () => resolve(Buffer.concat(chunks)))
+    stream.on("error", reject)
+  })
+
+const listen = (server: http.Server): Promise<number> =>
+  new Promise((resolve, reject) => {
+    server.once("error", reject)
+    server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port))
+  })
+
+const close = (server: http.Server): Promise<void> =>
+  new Promise((resolve) => {
+    server.closeAllConnections()
+    server.close(() => resolve())
+  })
+
+const page = (title: string, body = "") =>
+  `<!doctype html><html><head><meta charset="utf-8"><title>${title}</title></head><body>${body}</body></html>`
+
+const attribute = (text: string) =>
+  text.replaceAll("&", "&amp;").replaceAll("\"", "&quot;").replaceAll("<", "&lt;").replaceAll(">", "&gt;")
+
+/**
+ * A form that posts itself on load, as a hostile page would. Its one field makes a text/plain
+ * body of `{"x":"="}`, the classic way to pass a JSON body off as a form.
+ */
+const autoForm = (action: string, enctype: string) =>
+  page(
+    "form",
+    `<form method="post" action="${attribute(action)}" enctype="${attribute(enctype)}">` +
+      `<input type="hidden" name="${attribute("{\"x\":\"")}" value="${attribute("\"}")}"></form>` +
+      `<script>document.forms[0].submit()</script>`
+  )
+
+/** Serves /page.html (blank) and /form.html?action=…&enctype=… (an auto-submitted form). */
+const siteServer = (title: string) =>
+  http.createServer((request, response) => {
+    const url = new URL(request.url ?? "/", "http://site.invalid")
+    const send = (status: number, html: string) => {
+      response.writeHead(status, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" })
+      response.end(html)
+    }
+    if (url.pathname === "/page.html") return send(200, page(title))
+    const action = url.searchParams.get("action")
+    const enctype = url.searchParams.get("enctype")
+    if (url.pathname === "/form.html" && action !== null && enctype !== null) {
+      return send(200, autoForm(action, enctype))
+    }
+    return send(404, page("not found"))
+  })
+
+/** The Launchpad: its page, and /api/buddy* forwarded to buddy serve with every request logged. */
+const launchpadServer = (servePort: () => number, log: Array<Forwarded>, all: Array<Forwarded>) =>
+  http.createServer((request, response) => {
+    const url = request.url ?? "/"
+    if (url === "/launchpad.html") {
+      response.writeHead(200, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" })
+      response.end(page("Launchpad"))
+      return
+    }
+    if (url !== "/api/buddy" && !url.startsWith("/api/buddy/") && !url.startsWith("/api/buddy?")) {
+      response.writeHead(404)
+      response.end()
+      return
+    }
+    void readAll(request).then((body) => {
+      const upstream = http.request({
+        host: "127.0.0.1",
+        port: servePort(),
+        method: request.method,
+        path: url,
+        headers: request.headers,
+        agent: false
+      }, (answer) => {
+        void readAll(answer).then((answerBody) => {
+          const seen: Forwarded = {
+            method: request.method ?? "",
+            path: url,
+            origin: header(request, "origin"),
+            site: header(request, "sec-fetch-site"),
+            mode: header(request, "sec-fetch-mode"),
+            contentType: header(request, "content-type"),
+            preflight: header(request, "access-control-request-method"),
+            status: answer.statusCode ?? 0,
+            body: answerBody.toString("utf8")
+          }
+          log.push(seen)
+          all.push(seen)
+          const headers = { ...answer.headers }
+          delete headers["transfer-encoding"]
+          delete headers["connection"]
+          response.writeHead(answer.statusCode ?? 502, { ...headers, "content-length": answerBody.length })
+          response.end(answerBody)
+        })
+      })
+      upstream.on("error", () => {
+        response.writeHead(502)
+        response.end()
+      })
+      upstream.end(body)
+    })
+  })
+
+interface Serve {
+  readonly child: ChildProcess
+  readonly port: number
+  readonly journal: Array<string>
+}
+
+/** `buddy serve --config FILE --port 0` as a child; its port from the stderr line, its journal from stdout. */
+const startServe = (configFile: string): Promise<Serve> => {
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", serveEntry, "serve", "--config", configFile, "--port", "0"],
+    {
+      cwd: root,
+      stdio: ["ignore", "pipe", "pipe"]
+    }
+  )
+  const journal: Array<string> = []
+  let pending = ""
+  child.stdout?.setEncoding("utf8")
+  child.stdout?.on("data", (chunk: string) => {
+    pending += chunk
+    const lines = pending.split("\n")
+    pending = lines.pop() ?? ""
+    journal.push(...lines.filter((line) => line.length > 0))
+  })
+  return new Promise((resolve, reject) => {
+    let stderr = ""
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL")
+      reject(new Error(`buddy serve did not announce its port: ${stderr}`))
+    }, 20_000)
+    child.stderr?.setEncoding("utf8")
+    child.stderr?.on("data", (chunk: string) => {
+      stderr += chunk
+      const match = /buddy serve: listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(stderr)
+      if (match?.[1] !== undefined) {
+        clearTimeout(timer)
+        resolve({ child, port: Number(match[1]), journal })
+      }
+    })
+    child.once("exit", (code) => {
+      clearTimeout(timer)
+      reject(new Error(`buddy serve exited (${code}) before listening: ${stderr}`))
+    })
+  })
+}
+
+const stopChild = (child: ChildProcess): Promise<void> =>
+  new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve()
+    const hard = setTimeout(() => child.kill("SIGKILL"), 5_000)
+    child.once("exit", () => {
+      clearTimeout(hard)
+      resolve()
+    })
+    child.kill("SIGTERM")
+  })
+
+/** A POST from the page's own script, answered or refused by the browser. */
+type FetchOutcome =
+  | { readonly sent: "answered"; readonly type: string; readonly status: number; readonly text: string }
+  | { readonly sent: "failed"; readonly error: string }
+
+interface FetchRequest {
+  readonly url: string
+  readonly mode: "cors" | "no-cors" | "same-origin"
+  readonly json: boolean
+  readonly body: string
+}
+
+const fetchFrom = (on: Page, request: FetchRequest): Promise<FetchOutcome> =>
+  on.evaluate(async ({ body, json, mode, url }): Promise<FetchOutcome> => {
+    try {
+      const answer = await fetch(url, {
+        method: "POST",
+        mode,
+        ...(json ? { headers: { "content-type": "application/json" } } : {}),
+        body
+      })
+      return { sent: "answered", type: answer.type, status: answer.status, text: await answer.text() }
+    } catch (error) {
+      return { sent: "failed", error: String(error) }
+    }
+  }, request)
+
+const denied = { error: "denied", reason: "origin-mismatch" }
+const journalOperations = (journal: ReadonlyArray<string>) =>
+  journal.map((line) => JSON.parse(line) as { readonly scope: string; readonly operation: string })
+
+const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+describe.skipIf(!hasChromium)("the same-origin rule in Chromium (C6)", () => {
+  let temp = ""
+  let fake: FakeGatewayHandle | undefined
+  let serve: Serve | undefined
+  let browser: Browser | undefined
+  const servers: Array<http.Server> = []
+  const forwarded: Array<Forwarded> = []
+  const everything: Array<Forwarded> = []
+  let launchpadOrigin = ""
+  let otherOrigin = ""
+  let buddyOrigin = ""
+
+  const gateway = () => {
+    if (fake === undefined) throw new Error("no fake gateway")
+    return fake
+  }
+  const journal = () => serve?.journal ?? []
+  const newPage = () => {
+    if (browser === undefined) throw new Error("no browser")
+    return browser.newPage()
+  }
+  const openPage = async (url: string) => {
+    const opened = await newPage()
+    await opened.goto(url)
+    return opened
+  }
+
+  beforeAll(async () => {
+    temp = mkdtempSync(path.join(os.tmpdir(), "buddy-browser-"))
+    fake = await startFakeGateway()
+
+    let servePort = 0
+    const launchpad = launchpadServer(() => servePort, forwarded, everything)
+    const other = siteServer("Another site")
+    const buddy = siteServer("Buddy")
+    servers.push(launchpad, other, buddy)
+    launchpadOrigin = `http://127.0.0.1:${await listen(launchpad)}`
+    otherOrigin = `http://localhost:${await listen(other)}`
+    buddyOrigin = `http://127.0.0.1:${await listen(buddy)}`
+
+    const configFile = path.join(temp, "buddy.json")
+    writeFileSync(
+      configFile,
+      JSON.stringify({
+        hermesHome: fake.home,
+        launchpadOrigin,
+        buddyOrigin,
+        environment: "hosted-personal",
+        locale: "en"
+      })
+    )
+    serve = await startServe(configFile)
+    servePort = serve.port
+    browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs, timeout: 20_000 })
+  }, 45_000)
+
+  afterAll(async () => {
+    await browser?.close()
+    if (serve !== undefined) await stopChild(serve.child)
+    await Promise.all(servers.map(close))
+    await fake?.close()
+    if (temp !== "") rmSync(temp, { recursive: true, force: true })
+    if (process.env["BUDDY_BROWSER_LOG"] !== undefined) console.log(everything.map((r) => JSON.stringify(r)).join("\n"))
+  }, 20_000)
+
+  it("the Launchpad page's fetch POSTs reach Hermes: start, poll, cancel", async () => {
+    const launchpad = await openPage(`${launchpadOrigin}/launchpad.html`)
+    gateway().clearReceived()
+    forwarded.length = 0
+    const post = (route: string, body: string) =>
+      fetchFrom(launchpad, { url: `/api/buddy/${route}`, mode: "same-origin", json: true, body })
+
+    const start = await post("sign-in/start", "{}")
+    expect(start).toMatchObject({ sent: "answered", status: 200 })
+    const started = start.sent === "answered" ? JSON.parse(start.text) as Record<string, unknown> : {}
+    expect(started).toMatchObject({ kind: "sign-in", state: "pending" })
+    const handle = started["handle"]
+    expect(handle).toMatch(/^[0-9a-f]{32}$/)
+    expect(gateway().received).toContainEqual(
+      expect.objectContaining({ channel: "http", method: "POST", path: expect.stringMatching(/\/start$/) })
+    )
+
+    const poll = await post("sign-in/poll", JSON.stringify({ handle }))
+    expect(poll).toMatchObject({ sent: "answered", status: 200 })
+    expect(poll.sent === "answered" ? JSON.parse(poll.text) : undefined).toMatchObject({
+      kind: "sign-in",
+      state: "pending"
+    })
+
+    const cancel = await post("sign-in/cancel", JSON.stringify({ handle }))
+    expect(cancel).toMatchObject({ sent: "answered", status: 200 })
+    expect(cancel.sent === "answered" ? JSON.parse(cancel.text) : undefined).toEqual({
+      kind: "sign-in",
+      state: "cancelled"
+    })
+    expect(gateway().received).toContainEqual(
+      expect.objectContaining({ channel: "http", method: "DELETE", path: expect.stringMatching(/\/sessions\//) })
+    )
+
+    // What Chromium sent for the Launchpad's own fetches: the Launchpad's origin, same-origin.
+    expect(forwarded.map(({ method, origin, site, status }) => ({ method, origin, site, status }))).toEqual(
+      [1, 2, 3].map(() => ({ method: "POST", origin: launchpadOrigin, site: "same-origin", status: 200 }))
+    )
+    await launchpad.close()
+  }, 20_000)
+
+  for (const which of ["another site", "Buddy's own origin"] as const) {
+    it(`${which}: form posts and fetches are refused, and Hermes is never asked`, async () => {
+      const from = which === "another site" ? otherOrigin : buddyOrigin
+      const expectedSite = which === "another site" ? "cross-site" : "same-site"
+      const journalBefore = journal().length
+      const sender = await openPage(`${from}/page.html`)
+      for (const route of ["sign-in/start", "sign-out"]) {
+        const url = `${launchpadOrigin}/api/buddy/${route}`
+
+        for (const enctype of ["text/plain", "application/x-www-form-urlencoded"]) {
+          gateway().clearReceived()
+          forwarded.length = 0
+          const form = await newPage()
+          const answered = form.waitForResponse((response) =>
+            response.url() === url && response.request().method() === "POST"
+          )
+          await form.goto(`${from}/form.html?${new URLSearchParams({ action: url, enctype })}`, { waitUntil: "commit" })
+          const response = await answered
+          expect(response.status()).toBe(403)
+          expect(await response.json()).toEqual(denied)
+          await form.close()
+          expect(forwarded).toEqual([
+            expect.objectContaining({
+              method: "POST",
+              origin: from,
+              site: expectedSite,
+              mode: "navigate",
+              contentType: expect.stringContaining(enctype),
+              status: 403,
+              body: JSON.stringify(denied)
+            })
+          ])
+          expect(gateway().received).toEqual([])
+        }
+
+        // no-cors: sent, the answer opaque to the page; buddy serve refused it.
+        gateway().clearReceived()
+        forwarded.length = 0
+        const simple = await fetchFrom(sender, { url, mode: "no-cors", json: false, body: "{}" })
+        expect(simple).toEqual({ sent: "answered", type: "opaque", status: 0, text: "" })
+        expect(forwarded).toEqual([
+          expect.objectContaining({ method: "POST", origin: from, site: expectedSite, mode: "no-cors", status: 403 })
+        ])
+        expect(forwarded[0]?.body).toBe(JSON.stringify(denied))
+        expect(gateway().received).toEqual([])
+
+        // cors with a JSON body: the preflight finds no CORS answer, so the POST is never sent.
+        gateway().clearReceived()
+        forwarded.length = 0
+        const preflighted = await fetchFrom(sender, { url, mode: "cors", json: true, body: "{}" })
+        expect(preflighted).toMatchObject({ sent: "failed" })
+        expect(forwarded).toEqual([
+          expect.objectContaining({
+            method: "OPTIONS",
+            origin: from,
+            site: expectedSite,
+            preflight: "POST",
+            status: 405,
+            body: JSON.stringify({ error: "method-not-allowed" })
+          })
+        ])
+        expect(gateway().received).toEqual([])
+
+        // cors with a simple body (no preflight): sent, refused, and the page may not read the answer.
+        gateway().clearReceived()
+        forwarded.length = 0
+        const simpleCors = await fetchFrom(sender, { url, mode: "cors", json: false, body: "{}" })
+        expect(simpleCors).toMatchObject({ sent: "failed" })
+        expect(forwarded).toEqual([
+          expect.objectContaining({ method: "POST", origin: from, site: expectedSite, mode: "cors", status: 403 })
+        ])
+        expect(gateway().received).toEqual([])
+      }
+      await sender.close()
+      // Nothing refused is journaled: no start or sign-out outcome for any of them.
+      await settle(200)
+      expect(journal().slice(journalBefore)).toEqual([])
+    }, 25_000)
+  }
+
+  it("the Launchpad page's sign-out reaches Hermes; the journal holds only the Launchpad's operations", async () => {
+    const launchpad = await openPage(`${launchpadOrigin}/launchpad.html`)
+    gateway().setSignedIn(true)
+    gateway().clearReceived()
+    const out = await fetchFrom(launchpad, {
+      url: "/api/buddy/sign-out",
+      mode: "same-origin",
+      json: true,
+      body: "{}"
+    })
+    expect(out).toMatchObject({ sent: "answered", status: 200 })
+    expect(out.sent === "answered" ? JSON.parse(out.text) : undefined).toEqual({
+      kind: "sign-out",
+      state: "signed-out"
+    })
+    expect(gateway().received).toContainEqual(expect.objectContaining({ channel: "http", method: "DELETE" }))
+    await launchpad.close()
+
+    for (let waited = 0; waited < 2_000 && journal().length < 4; waited += 50) await settle(50)
+    expect(journalOperations(journal()).map(({ operation, scope }) => `${scope} ${operation}`)).toEqual([
+      "buddy-sign-in start",
+      "buddy-sign-in poll",
+      "buddy-sign-in cancel",
+      "buddy-sign-in sign-out"
+    ])
+  }, 20_000)
+})
