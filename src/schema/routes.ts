@@ -6,8 +6,13 @@ import { BlockedReason, BuddyState, GatewayReason, SignInState } from "./reasons
 
 const strict = { parseOptions: { onExcessProperty: "error" } } as const
 
-/** `{}` and nothing else: start and sign-out take no parameters. */
-export const EmptyBody = Schema.Struct({}).annotations({ ...strict, identifier: "EmptyBody" })
+/**
+ * `{}` and nothing else: start and sign-out take no parameters. (`Schema.Struct({})` would be the
+ * `{}` type, which admits any value but null; a record of no possible value admits only `{}`.)
+ */
+export const EmptyBody = Schema.Record({ key: Schema.String, value: Schema.Never }).annotations({
+  identifier: "EmptyBody"
+})
 
 /** `{handle}` and nothing else; the handle's own shape is checked apart (invalid-handle). */
 export const HandleBody = Schema.Struct({ handle: Schema.String }).annotations({ ...strict, identifier: "HandleBody" })
