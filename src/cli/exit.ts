@@ -1,0 +1,36 @@
+// Exit codes (C8): 0 done, 2 blocked / ended without a sign-in / usage, 1 unavailable or failed,
+// 130 after Ctrl-C. A command prints its own answer first, then fails with `ExitCode`; the process's
+// teardown turns the fiber's exit into the number with `exitCodeOf`, so the mapping is one pure
+// function that tests call directly.
+import * as ValidationError from "@effect/cli/ValidationError"
+import { Cause, Data, Exit, Option } from "effect"
+
+/** The command has said everything it had to; the process ends with this code. */
+export class ExitCode extends Data.TaggedError("ExitCode")<{ readonly code: 1 | 2 }> {}
+
+export const interruptedCode = 130
+
+/** The process exit code for how the program ended; `signal` is the one that interrupted it, if any. */
+export const exitCodeOf = (exit: Exit.Exit<unknown, unknown>, signal?: "SIGINT" | "SIGTERM"): number =>
+  Exit.match(exit, {
+    onSuccess: () => 0,
+    onFailure: (cause) => {
+      // SIGTERM is 128 + 15, Ctrl-C (SIGINT) 128 + 2, as shells report a process their signal ended.
+      if (Cause.isInterruptedOnly(cause)) return signal === "SIGTERM" ? 143 : interruptedCode
+      return Option.match(Cause.failureOption(cause), {
+        onNone: () => 1,
+        onSome: (failure) => {
+          if (failure instanceof ExitCode) return failure.code
+          return ValidationError.isValidationError(failure) ? 2 : 1
+        }
+      })
+    }
+  })
+
+/** Whether the program ended in a way no command planned for (a defect or an untagged failure). */
+export const isUnexpected = (cause: Cause.Cause<unknown>): boolean =>
+  !Cause.isInterruptedOnly(cause) &&
+  Option.match(Cause.failureOption(cause), {
+    onNone: () => true,
+    onSome: (failure) => !(failure instanceof ExitCode) && !ValidationError.isValidationError(failure)
+  })

@@ -1,0 +1,87 @@
+// Every sentence the `buddy` CLI says, in one table: each closed reason (C7), each sign-in state
+// (C4.10) and each Buddy state (C5) has exactly one sentence of plain English. The records are
+// typed by the closed unions, so a new reason does not compile without its words, and a test walks
+// the Schema literals so one cannot ship without them either. No Hermes text, no internals.
+import type { BlockedReason, BuddyState, GatewayReason, SignInState } from "../schema/reasons.js"
+
+/** Why the gateway could not be used. Each is a whole sentence; some follow a colon. */
+export const gatewayReason: Readonly<Record<GatewayReason, string>> = {
+  "not-running": "Hermes is not running.",
+  "not-ready": "Hermes is starting up or shutting down and is not ready yet.",
+  incompatible: "Hermes answered in a way this version of buddy does not understand.",
+  "unsafe-home": "The Hermes home directory is not private to you, so buddy will not use it.",
+  "unsafe-socket": "The Hermes control socket is not private to you, so buddy will not use it.",
+  "unsafe-pointer": "The file that points to the Hermes control socket is not safe, so buddy will not use it.",
+  "foreign-origin": "Hermes named an address that is not on this machine, so buddy will not call it.",
+  timeout: "Hermes did not answer in time.",
+  "too-large": "Hermes sent an answer too large to accept.",
+  malformed: "Hermes sent an answer buddy could not read.",
+  refused: "Hermes refused buddy's access ticket.",
+  "http-error": "Hermes answered with an error.",
+  lost: "The connection to Hermes closed before its answer was complete."
+}
+
+/** Why an operation changed nothing. */
+export const blockedReason: Readonly<Record<BlockedReason, string>> = {
+  "hermes-outdated": "Buddy needs an update before he can be signed in here.",
+  "sign-in-running": "A sign-in is still running on Hermes and could not be ended, so nothing was changed.",
+  "sign-in-unknown": "That sign-in is not the one this buddy is holding."
+}
+
+/** Each sign-in state, as the line that reports a change to it. */
+export const signInState: Readonly<Record<SignInState, string>> = {
+  none: "No sign-in is running.",
+  pending: "The sign-in is waiting for you to finish in the browser.",
+  "signed-in": "Buddy is signed in.",
+  expired: "The code expired before the sign-in was finished; Buddy is not signed in.",
+  refused: "The sign-in was refused in the browser; Buddy is not signed in.",
+  lost: "Hermes no longer holds this sign-in; Buddy is not signed in.",
+  failed: "Hermes could not finish the sign-in; Buddy is not signed in.",
+  cancelled: "The sign-in was cancelled; Buddy is not signed in."
+}
+
+/** Buddy's state (C8's exact sentences); `unknown` is followed by the gateway reason's sentence. */
+export const buddyState: Readonly<Record<BuddyState, string>> = {
+  works: "Buddy works.",
+  waits: "Buddy is waiting to be signed in.",
+  unknown: "Buddy's state is unknown:"
+}
+
+export const status = (reading: { readonly state: BuddyState; readonly reason?: GatewayReason }): string =>
+  reading.reason === undefined
+    ? buddyState[reading.state]
+    : `${buddyState[reading.state]} ${gatewayReason[reading.reason]}`
+
+export const unavailable = (reason: GatewayReason): string => `Buddy cannot be reached: ${gatewayReason[reason]}`
+
+export const signedOut = "Buddy is signed out."
+
+/** The held sign-in's first lines: the page and code, then how to stop. */
+export const openPage = (page: string, code: string): string => `Open ${page} and enter the code ${code}.`
+export const waiting = "Waiting for you to finish in the browser. Ctrl-C cancels."
+
+/** Said once (on stderr) each time the hold's trouble changes; the sign-in stays held meanwhile. */
+export const stillWaiting = "Still waiting; Ctrl-C cancels."
+export const pollTrouble = {
+  unavailable: (reason: GatewayReason) => `Hermes is not answering about the sign-in: ${gatewayReason[reason]}`,
+  "hermes-outdated": "Hermes no longer lists this sign-in but, until it is updated, cannot prove that it has ended.",
+  "sign-in-running": "Hermes answered in a way that does not show whether this sign-in has ended."
+} as const
+export const pollRecovered = "Hermes is answering again. Waiting for you to finish in the browser."
+
+/** Ctrl-C: the cancel is sent to Hermes; then either the cancelled state, or why it is not confirmed. */
+export const cancelling = "Cancelling the sign-in on Hermes…"
+export const cancelUnconfirmed = {
+  unavailable: (reason: GatewayReason) =>
+    `The sign-in could not be cancelled, Hermes was not reached: ${gatewayReason[reason]}`,
+  "hermes-outdated": "The sign-in could not be cancelled: this Hermes cannot confirm a cancel until it is updated.",
+  "sign-in-running": "The sign-in could not be cancelled: Hermes did not confirm the cancel."
+} as const
+export const mayStillComplete =
+  "It may still complete if you finish it in the browser; run `buddy status` to see whether Buddy is signed in."
+
+/** A failure nobody planned for: said without its internals. */
+export const unexpected = "buddy stopped on an error it did not expect; nothing more can be said safely."
+
+/** After @effect/cli's own one-line complaint about the command line. */
+export const usage = "Usage: buddy <command> [--json] [--home DIR]; `buddy --help` lists the commands."

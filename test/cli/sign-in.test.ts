@@ -1,0 +1,237 @@
+// `buddy sign-in start` as a child process against the fake gateway: the held sign-in prints the
+// code and page first, then one line per change until Hermes ends it; Ctrl-C (SIGINT) or SIGTERM
+// cancels it on Hermes through the hold's release, confirmed or explained; exit codes as C8.
+import { afterEach, describe, expect, it } from "vitest"
+import { type FakeGatewayHandle, type FakeGatewayOptions, startFakeGateway } from "../../fixtures/fake-gateway.js"
+import { buddy, expectPlain, spawnBuddy } from "./support/buddy-process.js"
+import { CANCEL, CODE, fastStart, httpLines, PAGE, POLL, START } from "./support/fast-start.js"
+
+const fakes: Array<FakeGatewayHandle> = []
+afterEach(async () => {
+  await Promise.all(fakes.splice(0).map((fake) => fake.close()))
+})
+const fakeGateway = async (options: FakeGatewayOptions = {}) => {
+  const fake = await startFakeGateway(options)
+  fakes.push(fake)
+  return fake
+}
+
+const OPEN = `Open ${PAGE} and enter the code ${CODE}.`
+const WAITING = "Waiting for you to finish in the browser. Ctrl-C cancels."
+const PENDING_LINE = JSON.stringify({ kind: "sign-in", state: "pending", code: CODE, page: PAGE })
+const changeLine = (state: string) => JSON.stringify({ kind: "sign-in", state })
+
+/** The one session on the fake, the one the CLI holds. */
+const onlySession = (fake: FakeGatewayHandle) => {
+  const sessions = fake.sessions()
+  expect(sessions).toHaveLength(1)
+  return sessions[0]!
+}
+
+describe("buddy sign-in start, held in a terminal", () => {
+  it("prints the page and code first, then the change to signed in once approved; exit 0", async () => {
+    const fake = await fakeGateway()
+    const sessionId = await fastStart(fake)
+    const run = spawnBuddy(["sign-in", "start", "--home", fake.home])
+    expect(await run.stdoutLines(2)).toStrictEqual([OPEN, WAITING])
+    // Approved in the browser only after the code was shown, as a person would.
+    expect(fake.approve(sessionId)).toBe(true)
+    const ran = expectPlain(await run.finished)
+    expect(ran).toMatchObject({ code: 0, stdout: [OPEN, WAITING, "Buddy is signed in."], stderr: [] })
+    expect(fake.signedIn).toBe(true)
+    const requests = httpLines(fake, sessionId)
+    expect(requests[0]).toBe(START)
+    expect(requests.slice(1).every((line) => line === POLL)).toBe(true)
+    expect(requests.length).toBeGreaterThanOrEqual(2)
+  })
+
+  it("with --json: the pending line without a handle, then one line per change", async () => {
+    const fake = await fakeGateway()
+    const sessionId = await fastStart(fake)
+    const run = spawnBuddy(["sign-in", "start", "--json", "--home", fake.home])
+    expect(await run.stdoutLines(1)).toStrictEqual([PENDING_LINE])
+    fake.approve(sessionId)
+    const ran = expectPlain(await run.finished)
+    expect(ran).toMatchObject({ code: 0, stdout: [PENDING_LINE, changeLine("signed-in")], stderr: [] })
+    // Nothing but the code and page leaves: no handle, no session id.
+    expect(ran.rawStdout).not.toContain(sessionId)
+    expect(ran.rawStdout).not.toMatch(/handle|[0-9a-f]{32}/)
+  })
+
+  const endings: Array<[string, (fake: FakeGatewayHandle, id: string) => boolean, string, string, number]> = [
+    [
+      "expires",
+      (fake, id) => fake.expire(id),
+      "expired",
+      "The code expired before the sign-in was finished; Buddy is not signed in.",
+      2
+    ],
+    [
+      "is denied",
+      (fake, id) => fake.deny(id),
+      "refused",
+      "The sign-in was refused in the browser; Buddy is not signed in.",
+      2
+    ],
+    ["fails", (fake, id) => fake.error(id), "failed", "Hermes could not finish the sign-in; Buddy is not signed in.", 1]
+  ]
+  for (const [how, act, state, sentence, code] of endings) {
+    it(`ends ${state} when Hermes's session ${how}; exit ${code}`, async () => {
+      const fake = await fakeGateway()
+      const sessionId = await fastStart(fake)
+      const json = spawnBuddy(["sign-in", "start", "--json", "--home", fake.home])
+      await json.stdoutLines(1)
+      act(fake, sessionId)
+      expect(expectPlain(await json.finished)).toMatchObject({ code, stdout: [PENDING_LINE, changeLine(state)] })
+
+      const again = await fakeGateway()
+      const second = await fastStart(again)
+      const words = spawnBuddy(["sign-in", "start", "--home", again.home])
+      await words.stdoutLines(2)
+      act(again, second)
+      expect(expectPlain(await words.finished)).toMatchObject({ code, stdout: [OPEN, WAITING, sentence], stderr: [] })
+    })
+  }
+
+  it("ends lost when a restarted Hermes holding the contract no longer knows the session; exit 2", async () => {
+    const fake = await fakeGateway()
+    await fastStart(fake)
+    const run = spawnBuddy(["sign-in", "start", "--json", "--home", fake.home])
+    await run.stdoutLines(1)
+    fake.restart()
+    expect(expectPlain(await run.finished)).toMatchObject({ code: 2, stdout: [PENDING_LINE, changeLine("lost")] })
+  })
+
+  it("keeps holding while Hermes does not answer a poll, says so once per change on stderr", async () => {
+    const fake = await fakeGateway()
+    const sessionId = await fastStart(fake)
+    fake.fault("poll", { kind: "status", status: 500 }, 2)
+    const run = spawnBuddy(["sign-in", "start", "--home", fake.home])
+    await run.stderrWith("answering again")
+    fake.approve(sessionId)
+    const ran = expectPlain(await run.finished)
+    expect(ran).toMatchObject({
+      code: 0,
+      stdout: [OPEN, WAITING, "Buddy is signed in."],
+      stderr: [
+        "Hermes is not answering about the sign-in: Hermes answered with an error. Still waiting; Ctrl-C cancels.",
+        "Hermes is answering again. Waiting for you to finish in the browser."
+      ]
+    })
+    expect(httpLines(fake, sessionId).filter((line) => line === POLL).length).toBeGreaterThanOrEqual(3)
+  })
+
+  it("Ctrl-C cancels the sign-in on Hermes and prints the cancelled state; exit 130", async () => {
+    const fake = await fakeGateway()
+    const sessionId = await fastStart(fake)
+    const run = spawnBuddy(["sign-in", "start", "--home", fake.home])
+    await run.stdoutLines(2)
+    run.child.kill("SIGINT")
+    const ran = expectPlain(await run.finished)
+    expect(ran).toMatchObject({
+      code: 130,
+      signal: null,
+      stdout: [OPEN, WAITING, "The sign-in was cancelled; Buddy is not signed in."],
+      stderr: ["Cancelling the sign-in on Hermes…"]
+    })
+    expect(httpLines(fake, sessionId)).toContain(CANCEL)
+    expect(httpLines(fake, sessionId).at(-1)).toBe(CANCEL)
+    expect(onlySession(fake)).toMatchObject({ id: sessionId, cancelled: true, inMap: false })
+    // Its worker can no longer save: a late approval does not sign Buddy in.
+    expect(fake.approve(sessionId)).toBe(false)
+    expect(fake.signedIn).toBe(false)
+  })
+
+  it("Ctrl-C with --json: the cancelled line on stdout; exit 130", async () => {
+    const fake = await fakeGateway()
+    const sessionId = await fastStart(fake)
+    const run = spawnBuddy(["sign-in", "start", "--json", "--home", fake.home])
+    await run.stdoutLines(1)
+    run.child.kill("SIGINT")
+    expect(expectPlain(await run.finished)).toMatchObject({
+      code: 130,
+      stdout: [PENDING_LINE, changeLine("cancelled")]
+    })
+    expect(onlySession(fake)).toMatchObject({ id: sessionId, cancelled: true })
+  })
+
+  it("SIGTERM cancels it the same way; exit 143", async () => {
+    const fake = await fakeGateway()
+    const sessionId = await fastStart(fake)
+    const run = spawnBuddy(["sign-in", "start", "--home", fake.home])
+    await run.stdoutLines(2)
+    run.child.kill("SIGTERM")
+    expect(expectPlain(await run.finished)).toMatchObject({
+      code: 143,
+      stdout: [OPEN, WAITING, "The sign-in was cancelled; Buddy is not signed in."]
+    })
+    expect(onlySession(fake)).toMatchObject({ id: sessionId, cancelled: true })
+  })
+
+  it("Ctrl-C whose cancel Hermes does not confirm explains on stderr what that means; exit 130", async () => {
+    const fake = await fakeGateway()
+    const sessionId = await fastStart(fake)
+    fake.fault("cancel", { kind: "status", status: 500 })
+    const run = spawnBuddy(["sign-in", "start", "--home", fake.home])
+    await run.stdoutLines(2)
+    run.child.kill("SIGINT")
+    const ran = expectPlain(await run.finished)
+    expect(ran).toMatchObject({
+      code: 130,
+      stdout: [OPEN, WAITING],
+      stderr: [
+        "Cancelling the sign-in on Hermes…",
+        "The sign-in could not be cancelled: Hermes did not confirm the cancel.",
+        "It may still complete if you finish it in the browser; run `buddy status` to see whether Buddy is signed in."
+      ]
+    })
+    expect(httpLines(fake, sessionId).at(-1)).toBe(CANCEL)
+    // Still pending on Hermes: finishing it in the browser still signs Buddy in, as the words say.
+    expect(onlySession(fake)).toMatchObject({ cancelled: false, status: "pending" })
+    expect(fake.approve(sessionId)).toBe(true)
+  })
+
+  it("Ctrl-C with an unconfirmed cancel and --json: the refusal line on stdout, the words on stderr", async () => {
+    const fake = await fakeGateway()
+    await fastStart(fake)
+    fake.fault("cancel", { kind: "status", status: 500 })
+    const run = spawnBuddy(["sign-in", "start", "--json", "--home", fake.home])
+    await run.stdoutLines(1)
+    run.child.kill("SIGINT")
+    const ran = expectPlain(await run.finished)
+    expect(ran).toMatchObject({
+      code: 130,
+      stdout: [PENDING_LINE, "{\"kind\":\"blocked\",\"reason\":\"sign-in-running\"}"]
+    })
+    expect(ran.stderr).toContain("The sign-in could not be cancelled: Hermes did not confirm the cancel.")
+  })
+
+  it("is refused in words and JSON without the cancellation contract: exit 2, no start reaches Hermes", async () => {
+    const fake = await fakeGateway({ contract: false })
+    expect(await buddy(["sign-in", "start", "--home", fake.home])).toMatchObject({
+      code: 2,
+      stdout: ["Buddy needs an update before he can be signed in here."],
+      stderr: []
+    })
+    expect(await buddy(["sign-in", "start", "--json", "--home", fake.home])).toMatchObject({
+      code: 2,
+      stdout: ["{\"kind\":\"blocked\",\"reason\":\"hermes-outdated\"}"],
+      stderr: []
+    })
+    expect(httpLines(fake)).not.toContain(START)
+    expect(fake.sessions()).toHaveLength(0)
+  })
+
+  it("is unavailable when no gateway runs: exit 1", async () => {
+    const fake = await fakeGateway()
+    await fake.close()
+    expect(await buddy(["sign-in", "start", "--json", "--home", fake.home])).toMatchObject({
+      code: 1,
+      stdout: ["{\"error\":\"buddy-unavailable\",\"reason\":\"not-running\"}"]
+    })
+    expect(await buddy(["sign-in", "start", "--home", fake.home])).toMatchObject({
+      code: 1,
+      stdout: ["Buddy cannot be reached: Hermes is not running."]
+    })
+  })
+})

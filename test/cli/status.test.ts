@@ -1,0 +1,146 @@
+// `buddy status` as a child process against the fake gateway: the C8 JSON line and the words for
+// works, waits and each unknown reason a fake can produce quickly; always exit 0 (a status read).
+import * as fs from "node:fs/promises"
+import * as os from "node:os"
+import * as path from "node:path"
+import { afterEach, describe, expect, it } from "vitest"
+import { type FakeGatewayHandle, type FakeGatewayOptions, startFakeGateway } from "../../fixtures/fake-gateway.js"
+import { buddy } from "./support/buddy-process.js"
+import { httpLines, PROVIDERS } from "./support/fast-start.js"
+
+type Fault = Parameters<FakeGatewayHandle["fault"]>[1]
+
+const cleanups: Array<() => Promise<unknown>> = []
+afterEach(async () => {
+  await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()))
+})
+
+const fakeGateway = async (options: FakeGatewayOptions = {}) => {
+  const fake = await startFakeGateway(options)
+  cleanups.push(() => fake.close())
+  return fake
+}
+
+const tempHome = async (mode: number) => {
+  const home = await fs.mkdtemp(path.join(os.tmpdir(), "buddy-cli-home-"))
+  await fs.chmod(home, mode)
+  cleanups.push(() => fs.rm(home, { recursive: true, force: true }))
+  return home
+}
+
+describe("buddy status", () => {
+  it("works: one JSON line, exit 0, one provider card read", async () => {
+    const fake = await fakeGateway({ signedIn: true })
+    const ran = await buddy(["status", "--json", "--home", fake.home])
+    expect(ran).toMatchObject({ code: 0, stdout: ["{\"kind\":\"buddy\",\"state\":\"works\"}"], stderr: [] })
+    expect(httpLines(fake)).toStrictEqual([PROVIDERS])
+  })
+
+  it("waits, in JSON and in words", async () => {
+    const fake = await fakeGateway()
+    expect(await buddy(["status", "--json", "--home", fake.home])).toMatchObject({
+      code: 0,
+      stdout: ["{\"kind\":\"buddy\",\"state\":\"waits\"}"],
+      stderr: []
+    })
+    expect(await buddy(["status", "--home", fake.home])).toMatchObject({
+      code: 0,
+      stdout: ["Buddy is waiting to be signed in."],
+      stderr: []
+    })
+  })
+
+  it("works, in words", async () => {
+    const fake = await fakeGateway({ signedIn: true })
+    expect(await buddy(["status", "--home", fake.home])).toMatchObject({ code: 0, stdout: ["Buddy works."] })
+  })
+
+  it("takes --home and --json before the subcommand too", async () => {
+    const fake = await fakeGateway({ signedIn: true })
+    expect(await buddy(["--home", fake.home, "--json", "status"])).toMatchObject({
+      code: 0,
+      stdout: ["{\"kind\":\"buddy\",\"state\":\"works\"}"]
+    })
+  })
+
+  it("is unknown: not running, when no gateway runs for the home", async () => {
+    const home = await tempHome(0o700)
+    expect(await buddy(["status", "--json", "--home", home])).toMatchObject({
+      code: 0,
+      stdout: ["{\"kind\":\"buddy\",\"state\":\"unknown\",\"reason\":\"not-running\"}"],
+      stderr: []
+    })
+    expect(await buddy(["status", "--home", home])).toMatchObject({
+      code: 0,
+      stdout: ["Buddy's state is unknown: Hermes is not running."]
+    })
+  })
+
+  it("is unknown: unsafe-home, for a home others can write to", async () => {
+    const home = await tempHome(0o777)
+    expect(await buddy(["status", "--json", "--home", home])).toMatchObject({
+      code: 0,
+      stdout: ["{\"kind\":\"buddy\",\"state\":\"unknown\",\"reason\":\"unsafe-home\"}"]
+    })
+  })
+
+  it("is unknown: not-ready, while the gateway starts", async () => {
+    const fake = await fakeGateway({ state: "starting" })
+    expect(await buddy(["status", "--json", "--home", fake.home])).toMatchObject({
+      code: 0,
+      stdout: ["{\"kind\":\"buddy\",\"state\":\"unknown\",\"reason\":\"not-ready\"}"]
+    })
+    expect(await buddy(["status", "--home", fake.home])).toMatchObject({
+      code: 0,
+      stdout: ["Buddy's state is unknown: Hermes is starting up or shutting down and is not ready yet."]
+    })
+  })
+
+  const faults: Array<[string, "identify" | "providers", Fault, string, string]> = [
+    ["a 500", "providers", { kind: "status", status: 500 }, "http-error", "Hermes answered with an error."],
+    [
+      "a reset",
+      "providers",
+      { kind: "reset" },
+      "lost",
+      "The connection to Hermes closed before its answer was complete."
+    ],
+    [
+      "an oversized answer",
+      "providers",
+      { kind: "oversize" },
+      "too-large",
+      "Hermes sent an answer too large to accept."
+    ],
+    ["a refused ticket", "providers", { kind: "refuse-ticket" }, "refused", "Hermes refused buddy's access ticket."],
+    [
+      "an answer that is no JSON",
+      "providers",
+      { kind: "raw", status: 200, body: "nope" },
+      "malformed",
+      "Hermes sent an answer buddy could not read."
+    ],
+    [
+      "a gateway that does not know identify",
+      "identify",
+      { kind: "reply", line: "{\"ok\": false, \"error\": \"unknown verb: 'identify'\", \"protocol\": 1, \"id\": 1}\n" },
+      "incompatible",
+      "Hermes answered in a way this version of buddy does not understand."
+    ]
+  ]
+  for (const [name, route, fault, reason, sentence] of faults) {
+    it(`is unknown: ${reason}, on ${name}`, async () => {
+      const fake = await fakeGateway()
+      fake.fault(route, fault)
+      expect(await buddy(["status", "--json", "--home", fake.home])).toMatchObject({
+        code: 0,
+        stdout: [`{"kind":"buddy","state":"unknown","reason":"${reason}"}`],
+        stderr: []
+      })
+      const words = await buddy(["status", "--home", fake.home])
+      expect(words).toMatchObject({ code: 0, stdout: [`Buddy's state is unknown: ${sentence}`], stderr: [] })
+      // No Hermes text reaches the operator, whatever Hermes said.
+      expect(words.rawStdout).not.toMatch(/Internal Server Error|unknown verb|nope/)
+    })
+  }
+})
