@@ -1,9 +1,16 @@
 // The command line itself: help, version, completions, usage errors (exit 2, a short message on
 // stderr, nothing on stdout), and no escape codes when stdout is no terminal or NO_COLOR is set.
+import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import { describe, expect, it } from "vitest"
-import { version } from "../../src/cli/commands.js"
-import { buddy, REPO } from "./support/buddy-process.js"
+import { buddyVersion } from "../../src/version.js"
+import { BIN, buddy, REPO, spawnBuddy } from "./support/buddy-process.js"
+
+/** util-linux `script` runs a command on a pseudo-terminal: the one case where colour is allowed. */
+const hasScript = (() => {
+  const found = execFileSync("sh", ["-c", "command -v script || true"], { encoding: "utf8" })
+  return found.trim() !== ""
+})()
 
 const USAGE = "Usage: buddy <command> [--json] [--home DIR]; `buddy --help` lists the commands."
 
@@ -11,7 +18,7 @@ describe("the buddy command line", () => {
   it("is the package's bin, so `npx buddy` runs it from a clone", async () => {
     const pkg = JSON.parse(fs.readFileSync(`${REPO}package.json`, "utf8")) as { bin: unknown; version: string }
     expect(pkg.bin).toStrictEqual({ buddy: "bin/buddy.js" })
-    expect(version).toBe(pkg.version)
+    expect(buddyVersion).toBe(pkg.version)
     const ran = await buddy(["--version"], { command: ["npx", "--no", "--", "buddy"] })
     expect(ran).toMatchObject({ code: 0, stderr: [] })
     expect(ran.stdout[0]).toBe(pkg.version)
@@ -59,4 +66,20 @@ describe("the buddy command line", () => {
       }
     })
   }
+
+  it.skipIf(!hasScript)(
+    "keeps @effect/cli's colour on a terminal, and drops it there too when NO_COLOR is set",
+    async () => {
+      const onTerminal = (env: Record<string, string>) =>
+        spawnBuddy([], { env, command: ["script", "-qec", `"${process.execPath}" "${BIN}" --help`, "/dev/null"] })
+          .finished
+      const coloured = await onTerminal({})
+      expect(coloured.code).toBe(0)
+      expect(coloured.rawStdout).toContain("\u001b[")
+      const plain = await onTerminal({ NO_COLOR: "1" })
+      expect(plain.code).toBe(0)
+      expect(plain.rawStdout).toContain(`buddy ${buddyVersion}`)
+      expect(plain.rawStdout).not.toContain("\u001b")
+    }
+  )
 })
