@@ -3,11 +3,12 @@
 import * as Command from "@effect/cli/Command"
 import { buddyVersion } from "../version.js"
 import { root } from "./root.js"
+import { serveCommand } from "./serve.js"
 import { signIn } from "./sign-in.js"
 import { signOut } from "./sign-out.js"
 import { status } from "./status.js"
 
-export const subcommands = [status, signIn, signOut] as const
+export const subcommands = [status, signIn, signOut, serveCommand] as const
 
 export const buddyCommand = root.pipe(Command.withSubcommands(subcommands))
 

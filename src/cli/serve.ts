@@ -1,25 +1,34 @@
 // `buddy serve` (C6, C8): the HTTP app on 127.0.0.1, configured from a JSON file with the
 // BuddyConfig fields, the journal on stdout. SIGINT/SIGTERM stop it cleanly: the layers close
 // and nothing is cancelled on Hermes (C4.9), so a sign-in the person finishes still saves.
-import { Command, Options } from "@effect/cli"
-import { HttpServer } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as HttpServer from "@effect/platform/HttpServer"
 import { Console, Data, Effect, Either, Layer, Option, Schema } from "effect"
 import * as fs from "node:fs/promises"
 import { createServer } from "node:http"
 import { BuddyHttpApp, BuddyLive, configFrom } from "../http/app.js"
 import { ConfigFile } from "../schema/config.js"
 import type { BuddyConfigShape } from "../services/BuddyConfig.js"
+import { ExitCode } from "./exit.js"
+import { commonOptions, invocation } from "./root.js"
 
 /** A config file that cannot be used: said in words, exit 2 like any usage error. */
-export class ConfigUnusable extends Data.TaggedError("ConfigUnusable")<{
+class ConfigUnusable extends Data.TaggedError("ConfigUnusable")<{
   readonly reason: "unreadable" | "invalid"
 }> {}
+
+const configWords: Record<ConfigUnusable["reason"], string> = {
+  unreadable: "buddy serve: the --config file cannot be read.",
+  invalid: "buddy serve: the --config file is not a JSON object with exactly hermesHome (optional), " +
+    "launchpadOrigin, buddyOrigin (optional), environment and locale."
+}
 
 /** Without a file, Buddy is absent here: every route answers 404 buddy-absent, and we say why. */
 const noFile: ConfigFile = { launchpadOrigin: "http://127.0.0.1", environment: "local", locale: "en" }
 
-const readConfig = (path: Option.Option<string>) =>
+const readConfig = (path: Option.Option<string>): Effect.Effect<ConfigFile, ConfigUnusable> =>
   Option.match(path, {
     onNone: () =>
       Effect.as(
@@ -60,22 +69,25 @@ export const serveCommand = Command.make(
   "serve",
   {
     config: Options.text("config").pipe(
-      Options.withDescription("JSON file with hermesHome, launchpadOrigin, buddyOrigin, environment, locale"),
+      Options.withPseudoName("FILE"),
+      Options.withDescription("JSON file with hermesHome, launchpadOrigin, buddyOrigin, environment, locale."),
       Options.optional
     ),
     port: Options.integer("port").pipe(
-      Options.withDescription("port on 127.0.0.1 (default: an ephemeral port, printed on stderr)"),
+      Options.withPseudoName("N"),
+      Options.withDescription("Port on 127.0.0.1 (default: an ephemeral port, printed on stderr)."),
       Options.withDefault(0)
     ),
-    home: Options.text("home").pipe(Options.withDescription("Hermes home (overrides the config)"), Options.optional)
+    home: commonOptions.home
   },
   ({ config, home, port }) =>
     Effect.gen(function*() {
-      const file = yield* readConfig(config)
-      const resolved = configFrom({
-        ...file,
-        ...Option.match(home, { onNone: () => ({}), onSome: (dir) => ({ hermesHome: dir }) })
-      })
-      return yield* serveOn(resolved, port)
+      const { home: chosen } = yield* invocation({ json: false, home })
+      const file = yield* readConfig(config).pipe(
+        Effect.catchTag("ConfigUnusable", (unusable) =>
+          Effect.zipRight(Console.error(configWords[unusable.reason]), Effect.fail(new ExitCode({ code: 2 }))))
+      )
+      const hermesHome = Option.getOrUndefined(chosen) ?? file.hermesHome
+      return yield* serveOn(configFrom({ ...file, ...(hermesHome === undefined ? {} : { hermesHome }) }), port)
     })
-).pipe(Command.withDescription("Serve the HTTP app the Launchpad uses, on 127.0.0.1"))
+).pipe(Command.withDescription("Serve the HTTP app the Launchpad uses, on 127.0.0.1 (journal on stdout)."))

@@ -1,6 +1,6 @@
 // C6 checks 1–3: is Buddy here at all, does the path and method exist, and does a POST come
 // from the Launchpad's own page. Each answers before the next runs and before Hermes is asked.
-import { HttpServerRequest } from "@effect/platform"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Effect } from "effect"
 import type { BuddyConfigShape } from "../services/BuddyConfig.js"
 import { refused } from "./refusal.js"

@@ -1,6 +1,6 @@
 // Every answer the app sends: JSON encoded through its Schema, with the three security headers
 // of C6 on every one of them, errors included.
-import { HttpServerResponse } from "@effect/platform"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Schema } from "effect"
 import { BlockedAnswer, DeniedAnswer, ErrorAnswer, type PlainError, UnavailableAnswer } from "../schema/routes.js"
 import type { Blocked, Unavailable } from "../services/SignIn.js"

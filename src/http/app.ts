@@ -1,7 +1,8 @@
 // The HTTP app a Launchpad imports (C6): the five routes behind C6's checks in order, every
 // answer with the security headers, built from the same layers as the CLI. `BuddyHttpApp` is a
 // plain @effect/platform HttpApp; `makeBuddyWebHandler` serves hosts that are not Effect programs.
-import { HttpApp, HttpServerRequest } from "@effect/platform"
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Cause, Effect, Layer } from "effect"
 import type { ConfigFile } from "../schema/config.js"
 import { BuddyConfig, type BuddyConfigShape } from "../services/BuddyConfig.js"

@@ -1,7 +1,7 @@
 // C6 check 4: the request body, bounded at 16 KiB (declared or streamed), read without killing
 // the connection before the 413 is answered (the platform's own limit destroys the socket:
 // effect-guide §1.6), then decoded as strict UTF-8 JSON with exactly the listed keys.
-import { HttpServerRequest } from "@effect/platform"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Effect, Either, Schema, Stream } from "effect"
 import { IncomingMessage } from "node:http"
 import { type Refused, refused } from "./refusal.js"

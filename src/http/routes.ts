@@ -1,7 +1,7 @@
 // The five routes of C6 as one table: path, method, what the body must be, what each answers.
 // The app dispatches from it and the OpenAPI document is generated from it, so the two cannot
 // disagree about which routes exist.
-import { HttpServerResponse } from "@effect/platform"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Either, Schema } from "effect"
 import {
   BuddyAnswer,

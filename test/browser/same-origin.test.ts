@@ -38,7 +38,8 @@ const chromiumArgs = [
 
 const root = path.resolve(import.meta.dirname, "../..")
 /** `buddy serve` as the bin runs it; to become src/cli/main.ts once the bin routes `serve`. */
-const serveEntry = path.join(root, "test/browser/serve-child.ts")
+// The real `buddy` executable, as `npx buddy serve` runs it.
+const serveEntry = path.join(root, "bin/buddy.js")
 
 /** One request the Launchpad's proxy forwarded to buddy serve, and what buddy serve answered. */
 interface Forwarded {
@@ -175,7 +176,7 @@ interface Serve {
 const startServe = (configFile: string): Promise<Serve> => {
   const child = spawn(
     process.execPath,
-    ["--import", "tsx", serveEntry, "serve", "--config", configFile, "--port", "0"],
+    [serveEntry, "serve", "--config", configFile, "--port", "0"],
     {
       cwd: root,
       stdio: ["ignore", "pipe", "pipe"]

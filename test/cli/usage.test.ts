@@ -28,14 +28,17 @@ describe("the buddy command line", () => {
     for (const env of [{}, { NO_COLOR: "1" }]) {
       const ran = await buddy(["--help"], { env })
       expect(ran.code).toBe(0)
-      expect(ran.stdout).toContain(
-        "  - status [--json] [--home DIR]         Read Buddy's state: works, waits, or unknown and why."
-      )
       const text = ran.rawStdout
+      expect(text).toMatch(
+        /\n  - status \[--json\] \[--home DIR\] +Read Buddy's state: works, waits, or unknown and why\.\n/
+      )
       expect(text).toMatch(
         /- sign-in start \[--json\] \[--home DIR\] +Start a sign-in and hold it here until it ends; Ctrl-C cancels it\./
       )
       expect(text).toMatch(/- sign-out \[--json\] \[--home DIR\] +Sign Buddy out of ChatGPT\./)
+      expect(text).toMatch(
+        /- serve \[--config FILE\] \[--port N\] \[--home DIR\] +Serve the HTTP app the Launchpad uses, on 127\.0\.0\.1 \(journal on stdout\)\./
+      )
       expect(text).toMatch(/- sign-in +Sign Buddy in to ChatGPT with a code you enter in the browser\./)
       expect(text).toContain("--version")
       expect(text).toContain("--completions")
@@ -50,7 +53,11 @@ describe("the buddy command line", () => {
   })
 
   const mistakes: Array<[string, ReadonlyArray<string>, string]> = [
-    ["an unknown command", ["bogus"], "Invalid subcommand for buddy - use one of 'status', 'sign-in', 'sign-out'"],
+    [
+      "an unknown command",
+      ["bogus"],
+      "Invalid subcommand for buddy - use one of 'status', 'sign-in', 'sign-out', 'serve'"
+    ],
     ["an unknown flag", ["status", "--jsn"], "Received unknown argument: '--jsn'"],
     ["an extra argument", ["status", "extra"], "Received unknown argument: 'extra'"],
     ["an extra argument to sign-in start", ["sign-in", "start", "now"], "Received unknown argument: 'now'"],

@@ -1,0 +1,143 @@
+// `buddy serve` as a child process (the real executable) against the fake gateway: the address on
+// stderr, the journal on stdout, a same-origin start served, and a clean stop on SIGINT/SIGTERM
+// that cancels nothing on Hermes (C4.9). A config it cannot use is said in words, exit 2.
+import * as fs from "node:fs/promises"
+import { request } from "node:http"
+import * as os from "node:os"
+import * as path from "node:path"
+import { afterEach, describe, expect, it } from "vitest"
+import { type FakeGatewayHandle, startFakeGateway } from "../../fixtures/fake-gateway.js"
+import { buddy, spawnBuddy } from "./support/buddy-process.js"
+
+const cleanups: Array<() => Promise<unknown>> = []
+afterEach(async () => {
+  await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()))
+})
+
+const launchpad = "https://launchpad.example"
+
+const setUp = async () => {
+  const fake = await startFakeGateway()
+  cleanups.push(() => fake.close())
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), "buddy-serve-"))
+  cleanups.push(() => fs.rm(dir, { recursive: true, force: true }))
+  const config = path.join(dir, "config.json")
+  await fs.writeFile(
+    config,
+    JSON.stringify({
+      hermesHome: fake.home,
+      launchpadOrigin: launchpad,
+      buddyOrigin: "https://buddy.example",
+      environment: "hosted-personal",
+      locale: "en"
+    })
+  )
+  return { fake, config, dir }
+}
+
+const call = (port: number, method: string, pathname: string, body?: string) =>
+  new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const req = request(
+      {
+        host: "127.0.0.1",
+        port,
+        method,
+        path: pathname,
+        agent: false,
+        headers: body === undefined
+          ? {}
+          : { "content-type": "application/json", origin: launchpad, "sec-fetch-site": "same-origin" }
+      },
+      (res) => {
+        let text = ""
+        res.setEncoding("utf8").on("data", (chunk: string) => (text += chunk))
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }))
+      }
+    )
+    req.on("error", reject)
+    req.end(body)
+  })
+
+const portFrom = (stderr: ReadonlyArray<string>) => {
+  const line = stderr.find((entry) => entry.startsWith("buddy serve: listening on http://127.0.0.1:")) ?? ""
+  return Number(line.slice(line.lastIndexOf(":") + 1))
+}
+
+const httpOf = (fake: FakeGatewayHandle) =>
+  fake.received.flatMap((entry) => (entry.channel === "http" ? [`${entry.method} ${entry.path}`] : []))
+
+describe("buddy serve", () => {
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    it(`serves the routes, journals on stdout, and stops on ${signal} without cancelling the held sign-in`, async () => {
+      const { config, fake } = await setUp()
+      const serve = spawnBuddy(["serve", "--config", config])
+      const port = portFrom(await serve.stderrWith("listening on"))
+      expect(port).toBeGreaterThan(0)
+      expect(await call(port, "GET", "/api/buddy")).toStrictEqual({
+        status: 200,
+        body: "{\"kind\":\"buddy\",\"state\":\"waits\",\"signIn\":{\"state\":\"none\"},\"locale\":\"en\"}"
+      })
+      const started = await call(port, "POST", "/api/buddy/sign-in/start", "{}")
+      expect(started.status).toBe(200)
+      expect(JSON.parse(started.body)).toMatchObject({ kind: "sign-in", state: "pending", code: "ABCD-EFGHK" })
+      expect(await serve.stdoutLines(1)).toStrictEqual([
+        "{\"scope\":\"buddy-sign-in\",\"operation\":\"start\",\"outcome\":\"pending\"}"
+      ])
+      serve.child.kill(signal)
+      const finished = await serve.finished
+      expect(finished.code).toBe(signal === "SIGINT" ? 130 : 143)
+      expect(httpOf(fake)).toStrictEqual([
+        "GET /api/providers/oauth",
+        "POST /api/providers/oauth/openai-codex/start"
+      ])
+      const [session] = fake.sessions()
+      expect(session?.cancelled).toBe(false)
+      expect(fake.approve(session?.id ?? "")).toBe(true)
+    })
+  }
+
+  it("listens on the port it is given", async () => {
+    const { config } = await setUp()
+    const probe = spawnBuddy(["serve", "--config", config])
+    const free = portFrom(await probe.stderrWith("listening on"))
+    probe.child.kill("SIGTERM")
+    await probe.finished
+    const serve = spawnBuddy(["serve", "--config", config, "--port", String(free)])
+    expect(portFrom(await serve.stderrWith("listening on"))).toBe(free)
+    expect((await call(free, "GET", "/api/buddy/nope")).body).toBe("{\"error\":\"not-found\"}")
+    serve.child.kill("SIGTERM")
+    await serve.finished
+  })
+
+  it("without --config says Buddy is absent here, and every route answers buddy-absent", async () => {
+    const serve = spawnBuddy(["serve"])
+    const stderr = await serve.stderrWith("listening on")
+    expect(stderr[0]).toBe(
+      "buddy serve: no --config given; Buddy is absent here and every route answers buddy-absent."
+    )
+    expect(await call(portFrom(stderr), "GET", "/api/buddy")).toStrictEqual({
+      status: 404,
+      body: "{\"error\":\"buddy-absent\"}"
+    })
+    serve.child.kill("SIGTERM")
+    await serve.finished
+  })
+
+  it("refuses a config it cannot use, in words, with exit 2 and nothing served", async () => {
+    const { dir } = await setUp()
+    const extra = path.join(dir, "extra.json")
+    await fs.writeFile(
+      extra,
+      JSON.stringify({ launchpadOrigin: launchpad, environment: "local", locale: "en", token: "x" })
+    )
+    const invalid = await buddy(["serve", "--config", extra])
+    expect(invalid.code).toBe(2)
+    expect(invalid.stderr).toStrictEqual([
+      "buddy serve: the --config file is not a JSON object with exactly hermesHome (optional), launchpadOrigin, buddyOrigin (optional), environment and locale."
+    ])
+    expect(invalid.stdout).toStrictEqual([])
+    const missing = await buddy(["serve", "--config", path.join(dir, "missing.json")])
+    expect(missing.code).toBe(2)
+    expect(missing.stderr).toStrictEqual(["buddy serve: the --config file cannot be read."])
+  })
+})
