@@ -3,24 +3,17 @@
 // that cancels nothing on Hermes (C4.9). A config it cannot use is said in words, exit 2.
 import * as fs from "node:fs/promises"
 import { request } from "node:http"
-import * as os from "node:os"
 import * as path from "node:path"
-import { afterEach, describe, expect, it } from "vitest"
-import { type FakeGatewayHandle, startFakeGateway } from "../../fixtures/fake-gateway.js"
+import { describe, expect, it } from "vitest"
+import type { FakeGatewayHandle } from "../../fixtures/fake-gateway.js"
 import { buddy, spawnBuddy } from "./support/buddy-process.js"
-
-const cleanups: Array<() => Promise<unknown>> = []
-afterEach(async () => {
-  await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()))
-})
+import { fakeGateway, tempDir } from "./support/cleanup.js"
 
 const launchpad = "https://launchpad.example"
 
 const setUp = async () => {
-  const fake = await startFakeGateway()
-  cleanups.push(() => fake.close())
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), "buddy-serve-"))
-  cleanups.push(() => fs.rm(dir, { recursive: true, force: true }))
+  const fake = await fakeGateway()
+  const dir = await tempDir("buddy-serve-")
   const config = path.join(dir, "config.json")
   await fs.writeFile(
     config,

@@ -1,20 +1,11 @@
 // `buddy sign-in start` as a child process against the fake gateway: the held sign-in prints the
 // code and page first, then one line per change until Hermes ends it; Ctrl-C (SIGINT) or SIGTERM
 // cancels it on Hermes through the hold's release, confirmed or explained; exit codes as C8.
-import { afterEach, describe, expect, it } from "vitest"
-import { type FakeGatewayHandle, type FakeGatewayOptions, startFakeGateway } from "../../fixtures/fake-gateway.js"
+import { describe, expect, it } from "vitest"
+import type { FakeGatewayHandle } from "../../fixtures/fake-gateway.js"
 import { buddy, expectPlain, spawnBuddy } from "./support/buddy-process.js"
+import { fakeGateway } from "./support/cleanup.js"
 import { CANCEL, CODE, fastStart, httpLines, PAGE, POLL, START } from "./support/fast-start.js"
-
-const fakes: Array<FakeGatewayHandle> = []
-afterEach(async () => {
-  await Promise.all(fakes.splice(0).map((fake) => fake.close()))
-})
-const fakeGateway = async (options: FakeGatewayOptions = {}) => {
-  const fake = await startFakeGateway(options)
-  fakes.push(fake)
-  return fake
-}
 
 const OPEN = `Open ${PAGE} and enter the code ${CODE}.`
 const WAITING = "Waiting for you to finish in the browser. Ctrl-C cancels."

@@ -1,18 +1,8 @@
 // `buddy sign-out` as a child process against the fake gateway.
-import { afterEach, describe, expect, it } from "vitest"
-import { type FakeGatewayHandle, type FakeGatewayOptions, startFakeGateway } from "../../fixtures/fake-gateway.js"
+import { describe, expect, it } from "vitest"
 import { buddy } from "./support/buddy-process.js"
+import { fakeGateway } from "./support/cleanup.js"
 import { httpLines, SIGN_OUT } from "./support/fast-start.js"
-
-const fakes: Array<FakeGatewayHandle> = []
-afterEach(async () => {
-  await Promise.all(fakes.splice(0).map((fake) => fake.close()))
-})
-const fakeGateway = async (options: FakeGatewayOptions = {}) => {
-  const fake = await startFakeGateway(options)
-  fakes.push(fake)
-  return fake
-}
 
 describe("buddy sign-out", () => {
   it("signs Buddy out: the C8 line, exit 0, one provider DELETE", async () => {

@@ -1,32 +1,14 @@
 // `buddy status` as a child process against the fake gateway: the C8 JSON line and the words for
 // works, waits and each unknown reason a fake can produce quickly; always exit 0 (a status read).
-import * as fs from "node:fs/promises"
-import * as os from "node:os"
-import * as path from "node:path"
-import { afterEach, describe, expect, it } from "vitest"
-import { type FakeGatewayHandle, type FakeGatewayOptions, startFakeGateway } from "../../fixtures/fake-gateway.js"
+import { describe, expect, it } from "vitest"
+import type { FakeGatewayHandle } from "../../fixtures/fake-gateway.js"
 import { buddy } from "./support/buddy-process.js"
+import { fakeGateway, tempDir } from "./support/cleanup.js"
 import { httpLines, PROVIDERS } from "./support/fast-start.js"
 
 type Fault = Parameters<FakeGatewayHandle["fault"]>[1]
 
-const cleanups: Array<() => Promise<unknown>> = []
-afterEach(async () => {
-  await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()))
-})
-
-const fakeGateway = async (options: FakeGatewayOptions = {}) => {
-  const fake = await startFakeGateway(options)
-  cleanups.push(() => fake.close())
-  return fake
-}
-
-const tempHome = async (mode: number) => {
-  const home = await fs.mkdtemp(path.join(os.tmpdir(), "buddy-cli-home-"))
-  await fs.chmod(home, mode)
-  cleanups.push(() => fs.rm(home, { recursive: true, force: true }))
-  return home
-}
+const tempHome = (mode: number) => tempDir("buddy-cli-home-", mode)
 
 describe("buddy status", () => {
   it("works: one JSON line, exit 0, one provider card read", async () => {
