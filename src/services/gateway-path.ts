@@ -36,13 +36,22 @@ const refuse = (reason: GatewayReason) => Effect.fail(gatewayError(reason))
 /** `<hash>` of C1.3: first 16 hex chars of SHA-256 over the UTF-8 bytes of the real home path. */
 export const homeHash = (realHome: string) => createHash("sha256").update(realHome, "utf8").digest("hex").slice(0, 16)
 
+/** The user's home: `$HOME` as the environment gives it, else what the OS account says. */
+const userHome = Config.option(Config.nonEmptyString("HOME")).pipe(
+  Effect.map(Option.getOrElse(() => os.homedir())),
+  Effect.orElseSucceed(() => os.homedir())
+)
+
 /** C1.1: `--home`/config, else `HERMES_HOME`, else `~/.hermes`. */
 export const configuredHome = (override: string | undefined) =>
   override !== undefined && override !== ""
     ? Effect.succeed(override)
     : Config.option(Config.nonEmptyString("HERMES_HOME")).pipe(
-      Effect.map(Option.getOrElse(() => nodePath.join(os.homedir(), ".hermes"))),
-      Effect.orElseSucceed(() => nodePath.join(os.homedir(), ".hermes"))
+      Effect.orElseSucceed(() => Option.none<string>()),
+      Effect.flatMap(Option.match({
+        onSome: Effect.succeed,
+        onNone: () => Effect.map(userHome, (home) => nodePath.join(home, ".hermes"))
+      }))
     )
 
 /**

@@ -60,23 +60,10 @@ const pointerScene = (root: string, home: string) =>
 
 const pointerOf = (home: string) => join(home, "gateway.sock.path")
 
-const noEnv = Effect.withConfigProvider(ConfigProvider.fromMap(new Map()))
 const envHome = (dir: string) => Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["HERMES_HOME", dir]])))
 
-/** `$HOME` set for the rest of the test, restored when it ends. */
-const withUserHome = (dir: string) =>
-  Effect.acquireRelease(
-    Effect.sync(() => {
-      const before = process.env.HOME
-      process.env.HOME = dir
-      return before
-    }),
-    (before) =>
-      Effect.sync(() => {
-        if (before === undefined) delete process.env.HOME
-        else process.env.HOME = before
-      })
-  )
+/** An environment with only `$HOME`: no HERMES_HOME. */
+const userEnv = (dir: string) => Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["HOME", dir]])))
 
 /** The exchange is refused with exactly `reason`, and none of `peers` saw a connection. */
 const expectRefused = (hermesHome: string | undefined, reason: GatewayReason, ...peers: ReadonlyArray<Peer>) =>
@@ -134,19 +121,17 @@ describe("C1.1 the home", () => {
     Effect.gen(function*() {
       const { root } = yield* scene()
       const user = yield* makeDir(join(root, "user"))
-      yield* withUserHome(user)
-      expect(yield* configuredHome(undefined).pipe(noEnv)).toBe(join(user, ".hermes"))
+      expect(yield* configuredHome(undefined).pipe(userEnv(user))).toBe(join(user, ".hermes"))
       const hermes = yield* makeDir(join(user, ".hermes"))
       const peer = yield* listen(join(hermes, "gateway.sock"))
-      yield* expectAccepted(undefined, hermes, peer).pipe(noEnv)
+      yield* expectAccepted(undefined, hermes, peer).pipe(userEnv(user))
     }))
 
   it.scopedLive("with neither override nor HERMES_HOME and no ~/.hermes, the gateway is not running", () =>
     Effect.gen(function*() {
       const { root } = yield* scene()
       const user = yield* makeDir(join(root, "user"))
-      yield* withUserHome(user)
-      const error = yield* Effect.flip(locate(undefined).pipe(noEnv))
+      const error = yield* Effect.flip(locate(undefined).pipe(userEnv(user)))
       expect(error.reason).toBe("not-running")
       expect(yield* exists(join(user, ".hermes"))).toBe(false)
     }))
