@@ -77,7 +77,6 @@ export const httpExchange = (options: {
         }
       })
       response.on("error", () => fail("lost"))
-      response.on("aborted", () => fail("lost"))
       response.on("close", () => {
         if (!response.complete) fail("lost")
       })

@@ -409,3 +409,102 @@ describe("HermesApi failures", () => {
       })
     ))
 })
+
+describe("HermesApi answers that mean nothing", () => {
+  it.live("a cancel answered with a status other than 200 is an http-error, never a confirmation", () =>
+    withGateway((fake) =>
+      Effect.gen(function*() {
+        const hermes = yield* api
+        for (const status of [500, 404, 400]) {
+          fake.fault("cancel", { kind: "status", status, body: { ok: true, session_id: "SESSION1xxxxxxxxxxxxxx" } }, 1)
+          const error = yield* Effect.flip(hermes.cancel("SESSION1xxxxxxxxxxxxxx"))
+          expect(error, String(status)).toStrictEqual(
+            expect.objectContaining({ _tag: "CallError", reason: "http-error", mayHaveRun: false })
+          )
+        }
+      })
+    ))
+
+  it.live("poll and start answered 500 are http-errors that did not run", () =>
+    withGateway((fake) =>
+      Effect.gen(function*() {
+        const hermes = yield* api
+        fake.fault("poll", { kind: "status", status: 500 }, 1)
+        expect(yield* Effect.flip(hermes.poll("SESSION1xxxxxxxxxxxxxx"))).toStrictEqual(
+          expect.objectContaining({ _tag: "CallError", reason: "http-error", mayHaveRun: false })
+        )
+        fake.fault("start", { kind: "status", status: 500, body: { detail: "device-auth failed" } }, 1)
+        expect(yield* Effect.flip(hermes.start)).toStrictEqual(
+          expect.objectContaining({ _tag: "CallError", reason: "http-error", mayHaveRun: false })
+        )
+      })
+    ))
+
+  it.live("a start that times out may have run", () =>
+    withGateway((fake) =>
+      Effect.gen(function*() {
+        fake.fault("start", { kind: "timeout" }, 1)
+        expect(yield* Effect.flip(Effect.flatMap(api, (hermes) => hermes.start))).toStrictEqual(
+          expect.objectContaining({ _tag: "CallError", reason: "timeout", mayHaveRun: true })
+        )
+      })
+    ))
+
+  it.live("a 503 that is not Hermes's not-ready answer is an http-error", () =>
+    withGateway((fake) =>
+      Effect.gen(function*() {
+        fake.fault("providers", { kind: "status", status: 503, body: { error: "overloaded" } }, 1)
+        expect(yield* Effect.flip(Effect.flatMap(api, (hermes) => hermes.providerCard))).toStrictEqual(
+          expect.objectContaining({ _tag: "CallError", reason: "http-error" })
+        )
+      })
+    ))
+
+  it.live("a sign-out 200 of no known shape is malformed and did not run on our side's account", () =>
+    withGateway((fake) =>
+      Effect.gen(function*() {
+        fake.fault("sign-out", { kind: "reply", body: { cleared: true } }, 1)
+        expect(yield* Effect.flip(Effect.flatMap(api, (hermes) => hermes.signOut))).toStrictEqual(
+          expect.objectContaining({ _tag: "CallError", reason: "malformed", mayHaveRun: false })
+        )
+      })
+    ))
+
+  it.live("an answer that starts with a byte-order mark is malformed, not silently stripped", () =>
+    withGateway((fake) =>
+      Effect.gen(function*() {
+        const hermes = yield* api
+        const card = "{\"providers\":[{\"id\":\"openai-codex\",\"status\":{\"logged_in\":true}}]}"
+        fake.fault("providers", { kind: "raw", status: 200, body: `\uFEFF${card}` }, 1)
+        expect(yield* Effect.flip(hermes.providerCard)).toStrictEqual(
+          expect.objectContaining({ reason: "malformed" })
+        )
+        fake.fault("providers", { kind: "raw", status: 200, body: card }, 1)
+        expect((yield* hermes.providerCard).value).toStrictEqual({ loggedIn: true })
+      })
+    ))
+
+  it.live("an answer of exactly 256 KiB is read; one byte more is too large", () =>
+    withGateway((fake) =>
+      Effect.gen(function*() {
+        const hermes = yield* api
+        const card = "{\"providers\":[{\"id\":\"openai-codex\",\"status\":{\"logged_in\":true}}]}"
+        fake.fault("providers", { kind: "raw", status: 200, body: card.padEnd(256 * 1024, " ") }, 1)
+        expect((yield* hermes.providerCard).value).toStrictEqual({ loggedIn: true })
+        fake.fault("providers", { kind: "raw", status: 200, body: card.padEnd(256 * 1024 + 1, " ") }, 1)
+        expect(yield* Effect.flip(hermes.providerCard)).toStrictEqual(expect.objectContaining({ reason: "too-large" }))
+      })
+    ))
+
+  it.live("the client's refusal to start names the instance that lacked the contract", () =>
+    withGateway((fake) =>
+      Effect.gen(function*() {
+        const error = yield* Effect.flip(Effect.flatMap(api, (hermes) => hermes.start))
+        expect(error).toStrictEqual(
+          expect.objectContaining({
+            _tag: "ContractMissing",
+            instance: { instanceId: fake.instanceId, contract: false }
+          })
+        )
+      }), { contract: false }))
+})

@@ -638,3 +638,59 @@ describe("the reviewer's reproductions", () => {
       expect(fake.signedIn).toBe(false)
     }))
 })
+
+describe("what the holder reads after an ending", () => {
+  it.live("a sign-in found lost keeps reading lost, and one failed on an unexpected answer keeps reading failed", () =>
+    withSignIn((fake, signIn) =>
+      Effect.gen(function*() {
+        const first = yield* signIn.start
+        fake.sweep()
+        expect(yield* signIn.poll(first.handle)).toStrictEqual({ state: "lost" })
+        expect(yield* signIn.poll(first.handle)).toStrictEqual({ state: "lost" })
+        const second = yield* signIn.start
+        fake.fault("poll", { kind: "reply", body: { status: "weird" } }, 1)
+        expect(yield* signIn.poll(second.handle)).toStrictEqual({ state: "failed" })
+        expect(yield* signIn.poll(second.handle)).toStrictEqual({ state: "failed" })
+        // The repeated readings come from the recorded ending: Hermes is asked once per sign-in.
+        expect(httpLines(fake).filter((line) => line === POLL)).toHaveLength(2)
+      })
+    ))
+})
+
+describe("a start that fails after the gate", () => {
+  it.live("a refused ticket for the start itself is unavailable refused, and nothing is held", () =>
+    withSignIn((fake, signIn) =>
+      Effect.gen(function*() {
+        fake.fault("session-ticket", { kind: "refuse-ticket" }, 1)
+        expect(yield* refusal(signIn.start)).toStrictEqual({ _tag: "Unavailable", reason: "refused" })
+        expect(httpLines(fake)).toStrictEqual([])
+        expect(yield* signIn.current).toBe("none")
+      })
+    ))
+
+  it.live("an instance that stops advertising the contract between the gate and the start gets no start", () =>
+    withSignIn((fake, signIn) =>
+      Effect.gen(function*() {
+        const identify = (capabilities: ReadonlyArray<string>) =>
+          `{"ok": true, "protocol": 1, "result": ${
+            JSON.stringify({
+              kind: "hermes-gateway",
+              instance_id: fake.instanceId,
+              runtime_protocol: 1,
+              state: "ready",
+              api_origin: fake.origin,
+              served_profiles: [{ profile_id: fake.home, home: fake.home }],
+              capabilities
+            })
+          }, "id": 1}`
+        fake.fault("identify", {
+          kind: "reply",
+          line: identify(["session-authority-v1", "lazurio-oauth-cancel-contract-v1"])
+        }, 1)
+        fake.fault("identify", { kind: "reply", line: identify(["session-authority-v1"]) }, 1)
+        expect(yield* refusal(signIn.start)).toStrictEqual(blocked("hermes-outdated"))
+        expect(httpLines(fake)).toStrictEqual([])
+        expect(fake.sessions()).toStrictEqual([])
+      })
+    ))
+})

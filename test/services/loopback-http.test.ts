@@ -1,0 +1,72 @@
+// The one HTTP exchange (C3) against hand-made peers, for what the fake gateway cannot say: an
+// answer cut off in the middle of its body is lost, and may have run.
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Option, Redacted } from "effect"
+import * as Http from "node:http"
+import type { AddressInfo } from "node:net"
+import { parseApiOrigin } from "../../src/services/api-origin.js"
+import { httpExchange } from "../../src/services/loopback-http.js"
+
+const peer = (handler: Http.RequestListener) =>
+  Effect.acquireRelease(
+    Effect.async<Http.Server>((resume) => {
+      const server = Http.createServer(handler)
+      server.listen(0, "127.0.0.1", () => resume(Effect.succeed(server)))
+    }),
+    (server) =>
+      Effect.async<void>((resume) => {
+        server.closeAllConnections()
+        server.close(() => resume(Effect.void))
+      })
+  )
+
+const exchangeWith = (server: Http.Server) =>
+  httpExchange({
+    origin: Option.getOrThrow(parseApiOrigin(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)),
+    method: "GET",
+    path: "/api/providers/oauth",
+    ticket: Redacted.make("TICKET"),
+    limit: 1024
+  })
+
+describe("an HTTP exchange", () => {
+  it.scopedLive("an answer whose body stops short of its length is lost, and may have run", () =>
+    Effect.gen(function*() {
+      const server = yield* peer((_request, response) => {
+        response.writeHead(200, { "content-length": "100", "content-type": "application/json" })
+        response.write("{\"providers\":")
+        setTimeout(() => response.socket?.destroy(), 20)
+      })
+      expect(yield* Effect.flip(exchangeWith(server))).toStrictEqual({ reason: "lost", mayHaveRun: true })
+    }))
+
+  it.scopedLive("a whole answer is read with its status", () =>
+    Effect.gen(function*() {
+      const server = yield* peer((_request, response) => {
+        response.writeHead(409, { "content-type": "application/json" })
+        response.end("{}")
+      })
+      const answer = yield* exchangeWith(server)
+      expect(answer.status).toBe(409)
+      expect(Buffer.from(answer.body).toString()).toBe("{}")
+    }))
+
+  it.scopedLive("a peer that refuses the connection ran nothing", () =>
+    Effect.gen(function*() {
+      const server = yield* peer(() => {})
+      const port = (server.address() as AddressInfo).port
+      yield* Effect.async<void>((resume) => {
+        server.close(() => resume(Effect.void))
+      })
+      const error = yield* Effect.flip(
+        httpExchange({
+          origin: Option.getOrThrow(parseApiOrigin(`http://127.0.0.1:${port}`)),
+          method: "GET",
+          path: "/",
+          ticket: Redacted.make("TICKET"),
+          limit: 1024
+        })
+      )
+      expect(error).toStrictEqual({ reason: "not-ready", mayHaveRun: false })
+    }))
+})
