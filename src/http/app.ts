@@ -55,14 +55,7 @@ export const BuddyHttpApp = Effect.gen(function*() {
 )
 
 /** BuddyConfig from its file form (C6 "Config") plus the contract's deadlines and limits. */
-export const configFrom = (file: ConfigFile): BuddyConfigShape =>
-  BuddyConfig.make({
-    hermesHome: file.hermesHome,
-    launchpadOrigin: file.launchpadOrigin,
-    buddyOrigin: file.buddyOrigin,
-    environment: file.environment,
-    locale: file.locale
-  })
+export const configFrom = (file: ConfigFile): BuddyConfigShape => BuddyConfig.make(file)
 
 /** Everything `BuddyHttpApp` needs: the services on the gateway client, the journal on stdout, the config. */
 export const BuddyLive = (config: BuddyConfigShape) =>

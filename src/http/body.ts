@@ -4,6 +4,7 @@
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Effect, Either, Schema, Stream } from "effect"
 import { IncomingMessage } from "node:http"
+import { decodeUtf8 } from "../schema/utf8.js"
 import { type Refused, refused } from "./refusal.js"
 
 /** `application/json`, parameters allowed (`; charset=utf-8`), type and subtype case-insensitive. */
@@ -67,8 +68,8 @@ export const readBody = (limit: number) =>
 
 /** Strict UTF-8, then JSON, then exactly the Schema's keys. */
 export const decodeBody = <A, I>(schema: Schema.Schema<A, I>, bytes: Uint8Array) =>
-  Either.try(() => JSON.parse(new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes)) as unknown)
-    .pipe(
-      Either.flatMap((json) => Schema.decodeUnknownEither(schema, { onExcessProperty: "error" })(json)),
-      Either.mapLeft(() => refused("invalid-request"))
-    )
+  decodeUtf8(bytes).pipe(
+    Either.flatMap((text) => Either.try(() => JSON.parse(text) as unknown)),
+    Either.flatMap((json) => Schema.decodeUnknownEither(schema, { onExcessProperty: "error" })(json)),
+    Either.mapLeft(() => refused("invalid-request"))
+  )

@@ -1,12 +1,14 @@
 // GatewaySocket: C1 (finding the socket) and one C2 exchange: connect, write one JSON line, read
 // one bounded line, close. The connection is always closed (acquireRelease) and the whole
 // exchange has one deadline.
-import { Context, Effect, Layer, Schema } from "effect"
+import { Context, Effect, Either, Layer, Schema } from "effect"
 import * as Net from "node:net"
 import { type ControlReply, ControlReplyFromLine, type ControlRequest } from "../schema/control.js"
+import { decodeUtf8 } from "../schema/utf8.js"
 import { BuddyConfig } from "./BuddyConfig.js"
 import { locate } from "./gateway-path.js"
-import { GatewayError, gatewayError } from "./GatewayError.js"
+import type { GatewayError } from "./GatewayError.js"
+import { gatewayError } from "./GatewayError.js"
 import { makeLineReader } from "./line-reader.js"
 
 export interface Exchanged {
@@ -67,12 +69,10 @@ const writeAndRead = (socket: Net.Socket, line: string, maxLine: number) =>
   })
 
 const decodeReply = (bytes: Uint8Array) =>
-  Effect.try({
-    try: () => new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes),
-    catch: () => gatewayError("malformed")
-  }).pipe(
-    Effect.flatMap(Schema.decodeUnknown(ControlReplyFromLine)),
-    Effect.mapError((error) => (error instanceof GatewayError ? error : gatewayError("malformed")))
+  Either.mapLeft(decodeUtf8(bytes), () => gatewayError("malformed")).pipe(
+    Effect.flatMap((text) =>
+      Schema.decodeUnknown(ControlReplyFromLine)(text).pipe(Effect.mapError(() => gatewayError("malformed")))
+    )
   )
 
 /** One exchange on an already located socket path. */

@@ -2,7 +2,7 @@
 // gateway, mints one ticket, sends one request; a 401 (ticket refused before anything ran) gets
 // one fresh ticket and one resend, nothing else is ever sent twice. Every answer carries the
 // instance and contract of the identify its ticket was bound to. Hermes's texts stop here.
-import { Context, Data, Effect, Either, Layer, Option, Schema } from "effect"
+import { Context, Data, Effect, Layer, Option, Schema } from "effect"
 import {
   CancelConfirmed,
   CancelNotFound,
@@ -16,6 +16,7 @@ import {
   StartAnswer,
   StartSessionId
 } from "../schema/hermes.js"
+import { decodeUtf8 } from "../schema/utf8.js"
 import { BuddyConfig } from "./BuddyConfig.js"
 import { CallError, type Instance } from "./CallError.js"
 import type { GatewayError } from "./GatewayError.js"
@@ -97,8 +98,7 @@ const routes = {
 const instanceOf = (endpoint: Endpoint): Instance => ({ instanceId: endpoint.instanceId, contract: endpoint.contract })
 
 /** The body as text, or none: strict UTF-8, so a lone surrogate is not silently replaced. */
-const textOf = (body: Uint8Array): Option.Option<string> =>
-  Option.getRight(Either.try(() => new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(body)))
+const textOf = (body: Uint8Array): Option.Option<string> => Option.getRight(decodeUtf8(body))
 
 /** The body decoded as `schema` (with the schema's own excess-member rule), or none. */
 const decodes = <A, I>(schema: Schema.Schema<A, I>, body: Uint8Array): Option.Option<A> =>

@@ -1,12 +1,13 @@
 // C1: where the control socket is, and every rule a path must pass before anything is sent.
 // Each refusal is its own closed reason; nothing here follows a link it was not told to follow.
-import { Config, Effect, Option } from "effect"
+import { Config, Effect, Either, Option } from "effect"
 import { createHash } from "node:crypto"
 import { constants as fsConstants, type Stats } from "node:fs"
 import * as fsp from "node:fs/promises"
 import * as os from "node:os"
 import * as nodePath from "node:path"
 import type { GatewayReason } from "../schema/reasons.js"
+import { decodeUtf8 } from "../schema/utf8.js"
 import { type GatewayError, gatewayError } from "./GatewayError.js"
 
 /** Where to dial, and the real home whose profile the tickets are for. */
@@ -92,10 +93,8 @@ const readPointer = (file: string): Effect.Effect<string, GatewayError | "ENOENT
         const buffer = Buffer.alloc(pointerLimit + 1)
         const { bytesRead } = yield* fsCall(() => handle.read(buffer, 0, buffer.length, 0))
         if (bytesRead > pointerLimit) return yield* refuse("unsafe-pointer")
-        return yield* Effect.try({
-          try: () => new TextDecoder("utf-8", { fatal: true }).decode(buffer.subarray(0, bytesRead)),
-          catch: () => gatewayError("unsafe-pointer")
-        })
+        // A byte-order mark survives decoding but not the trim below, as older Hermes read it.
+        return yield* Either.mapLeft(decodeUtf8(buffer.subarray(0, bytesRead)), () => gatewayError("unsafe-pointer"))
       }).pipe(Effect.mapError((error) => (typeof error === "string" ? gatewayError("unsafe-pointer") : error))),
     (handle) => Effect.promise(() => handle.close())
   )
