@@ -1,9 +1,10 @@
 // Exit codes (C8): 0 done, 2 blocked / ended without a sign-in / usage, 1 unavailable or failed,
-// 130 after Ctrl-C. A command prints its own answer first, then fails with `ExitCode`; the process's
+// 130 after Ctrl-C, 143 after SIGTERM, 129 after SIGHUP. A command prints its own answer first, then fails with `ExitCode`; the process's
 // teardown turns the fiber's exit into the number with `exitCodeOf`, so the mapping is one pure
 // function that tests call directly.
 import * as ValidationError from "@effect/cli/ValidationError"
 import { Cause, Data, Exit, Option } from "effect"
+import { signalExitCode, type StopSignal } from "./stop.js"
 
 /** The command has said everything it had to; the process ends with this code. */
 export class ExitCode extends Data.TaggedError("ExitCode")<{ readonly code: 1 | 2 }> {}
@@ -11,12 +12,11 @@ export class ExitCode extends Data.TaggedError("ExitCode")<{ readonly code: 1 | 
 export const interruptedCode = 130
 
 /** The process exit code for how the program ended; `signal` is the one that interrupted it, if any. */
-export const exitCodeOf = (exit: Exit.Exit<unknown, unknown>, signal?: "SIGINT" | "SIGTERM"): number =>
+export const exitCodeOf = (exit: Exit.Exit<unknown, unknown>, signal?: StopSignal): number =>
   Exit.match(exit, {
     onSuccess: () => 0,
     onFailure: (cause) => {
-      // SIGTERM is 128 + 15, Ctrl-C (SIGINT) 128 + 2, as shells report a process their signal ended.
-      if (Cause.isInterruptedOnly(cause)) return signal === "SIGTERM" ? 143 : interruptedCode
+      if (Cause.isInterruptedOnly(cause)) return signal === undefined ? interruptedCode : signalExitCode[signal]
       return Option.match(Cause.failureOption(cause), {
         onNone: () => 1,
         onSome: (failure) => {

@@ -1,20 +1,18 @@
-// The `buddy` executable. runMain interrupts the program on SIGINT/SIGTERM, so the held sign-in's
-// release (its cancel) runs before the process exits; the teardown then turns the program's exit
-// into C8's codes, which the default teardown would not (an interrupted run would exit 0).
+// The `buddy` executable. It runs the program on a fiber of its own and stops it on SIGINT,
+// SIGTERM or SIGHUP by interrupting it, after recording which signal came: a command's release
+// reads that (only Ctrl-C cancels a held sign-in, C4.9), and the exit code follows it (C8). A
+// second signal ends the process at once. NodeRuntime.runMain handles neither SIGHUP nor the
+// question of which signal it was, hence this small runner.
 import * as ValidationError from "@effect/cli/ValidationError"
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { Console, Effect } from "effect"
+import { Console, Effect, Layer, Option } from "effect"
 import { cli } from "./commands.js"
 import { exitCodeOf, isUnexpected } from "./exit.js"
 import { terminalConsole } from "./output.js"
+import { signalExitCode, Stop, type StopSignal, stopSignals } from "./stop.js"
 import * as words from "./words.js"
 
-// Which signal stopped us, for 130 (Ctrl-C) or 143 (SIGTERM). `once`, so a second signal still
-// ends the process the default way once runMain has removed its own handlers.
-let signal: "SIGINT" | "SIGTERM" | undefined
-process.once("SIGINT", () => (signal ??= "SIGINT"))
-process.once("SIGTERM", () => (signal ??= "SIGTERM"))
+let received: StopSignal | undefined
 
 const program = Effect.consoleWith((base) =>
   cli(process.argv).pipe(
@@ -25,11 +23,28 @@ const program = Effect.consoleWith((base) =>
   )
 )
 
-program.pipe(
+const fiber = program.pipe(
   // Deep imports: the platform-node barrel would also load cluster, rpc and sql at every start.
-  Effect.provide(NodeContext.layer),
-  NodeRuntime.runMain({
-    disableErrorReporting: true,
-    teardown: (exit, onExit) => onExit(exitCodeOf(exit, signal))
-  })
+  Effect.provide(
+    Layer.merge(NodeContext.layer, Layer.succeed(Stop, { signal: Effect.sync(() => Option.fromNullable(received)) }))
+  ),
+  Effect.runFork
 )
+
+// A fiber waiting on nothing but a Deferred holds no handle; this keeps the process alive until it ends.
+const keepAlive = setInterval(() => {}, 2 ** 31 - 1)
+
+for (const signal of stopSignals) {
+  process.on(signal, () => {
+    if (received !== undefined) process.exit(signalExitCode[signal])
+    received = signal
+    fiber.unsafeInterruptAsFork(fiber.id())
+  })
+}
+
+fiber.addObserver((exit) => {
+  clearInterval(keepAlive)
+  const code = exitCodeOf(exit, received)
+  // A clean end lets Node drain and exit by itself; anything else says its code explicitly.
+  if (received !== undefined || code !== 0) process.exit(code)
+})

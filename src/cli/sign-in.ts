@@ -1,16 +1,17 @@
 // `buddy sign-in start`: the sign-in held in a terminal, the way a device login is. The code and
 // page come first; then one line per change until Hermes ends the sign-in, polling at Hermes's own
-// poll_interval. The hold is a scoped resource: Ctrl-C or SIGTERM interrupts it and its release is
-// the explicit cancel C4.9 allows, confirmed by Hermes or explained. Nothing here ends a sign-in
-// by a clock of its own: Hermes alone decides expiry (C4.7).
+// poll_interval. Ctrl-C interrupts the hold and its release is the explicit cancel C4.9 allows,
+// confirmed by Hermes or explained; SIGTERM and SIGHUP stop it without cancelling anything. Nothing
+// here ends a sign-in by a clock of its own: Hermes alone decides expiry (C4.7).
 import * as Command from "@effect/cli/Command"
-import { Duration, Effect, Either, Exit, Option } from "effect"
+import { Duration, Effect, Either, Exit, Fiber, Option } from "effect"
 import type { Context } from "effect"
 import type { Ending, Refusal, Started } from "../services/SignIn.js"
 import { SignIn } from "../services/SignIn.js"
 import { ExitCode } from "./exit.js"
 import { type Output, refuse } from "./output.js"
 import { commonOptions, withServices } from "./root.js"
+import { stoppedByCtrlC } from "./stop.js"
 import * as words from "./words.js"
 
 type SignInService = Context.Tag.Service<typeof SignIn>
@@ -50,11 +51,10 @@ const hold = (output: Output, signIn: SignInService, started: Started): Effect.E
 }
 
 /** Ctrl-C's cancel: the cancelled state when Hermes confirms it, otherwise what happened and what it means. */
-const cancelOnInterrupt = (output: Output, signIn: SignInService, handle: string) =>
+const cancelHeld = (output: Output, signIn: SignInService, handle: string) =>
   Effect.gen(function*() {
     // Ended already (the interrupt came after the last line): nothing is held, nothing to cancel.
     if ((yield* signIn.current) === "none") return
-    yield* output.note(words.cancelling)
     const cancelled = yield* Effect.either(signIn.cancel(handle))
     if (Either.isRight(cancelled)) {
       return yield* output.answer({ kind: "sign-in", state: "cancelled" }, words.signInState.cancelled)
@@ -68,19 +68,47 @@ const cancelOnInterrupt = (output: Output, signIn: SignInService, handle: string
       }
       return
     }
-    yield* output.emit(
+    yield* explainUnconfirmed(output, refusal)
+  })
+
+/** Why the sign-in may still be running on Hermes, on stdout as a line with --json and in words on stderr. */
+const explainUnconfirmed = (output: Output, refusal: Refusal) =>
+  Effect.zipRight(
+    output.emit(
       refusal._tag === "Blocked"
         ? { kind: "blocked", reason: refusal.reason }
         : { error: "buddy-unavailable", reason: refusal.reason }
+    ),
+    Effect.zipRight(
+      output.note(
+        refusal._tag === "Unavailable"
+          ? words.cancelUnconfirmed.unavailable(refusal.reason)
+          : refusal.reason === "hermes-outdated"
+          ? words.cancelUnconfirmed["hermes-outdated"]
+          : words.cancelUnconfirmed["sign-in-running"]
+      ),
+      output.note(words.mayStillComplete)
     )
-    yield* output.note(
-      refusal._tag === "Unavailable"
-        ? words.cancelUnconfirmed.unavailable(refusal.reason)
-        : refusal.reason === "hermes-outdated"
-        ? words.cancelUnconfirmed["hermes-outdated"]
-        : words.cancelUnconfirmed["sign-in-running"]
-    )
-    yield* output.note(words.mayStillComplete)
+  )
+
+/**
+ * The program was stopped while `started` (the start on SignIn's daemon fiber) may have left a
+ * sign-in on Hermes. Ctrl-C is an explicit cancel: wait for the start's answer (its own deadlines
+ * bound the wait) and cancel what it started. SIGTERM and SIGHUP cancel nothing (C4.9) and say so.
+ */
+const onStop = (output: Output, signIn: SignInService, started: Effect.Effect<Started, Refusal>) =>
+  Effect.gen(function*() {
+    if (!(yield* stoppedByCtrlC)) return yield* output.note(words.stoppedWithoutCancel)
+    yield* output.note(words.cancelling)
+    const start = yield* Effect.either(started)
+    // A start Hermes refused left nothing to cancel, unless its answer was lost on the way: then
+    // SignIn holds it without a holder, and only it can end it (C4.6).
+    if (Either.isLeft(start)) {
+      return yield* (yield* signIn.current) === "none"
+        ? output.note(words.nothingStarted)
+        : explainUnconfirmed(output, start.left)
+    }
+    yield* cancelHeld(output, signIn, start.right.handle)
   })
 
 const start = Command.make(
@@ -90,13 +118,16 @@ const start = Command.make(
     withServices(options, (output) =>
       Effect.gen(function*() {
         const signIn = yield* SignIn
-        const started = yield* Effect.acquireRelease(
-          signIn.start,
-          (
-            started,
-            exit
-          ) => (Exit.isInterrupted(exit) ? cancelOnInterrupt(output, signIn, started.handle) : Effect.void)
-        ).pipe(Effect.catchAll((refusal) => refuse(output, refusal)))
+        // The start runs to its end on SignIn's daemon fiber whatever happens here; waiting for it is
+        // interruptible, so a SIGTERM stops the process at once instead of after Hermes's answer.
+        const starting = yield* Effect.forkDaemon(signIn.start)
+        const started = yield* Fiber.join(starting).pipe(
+          Effect.onInterrupt(() => onStop(output, signIn, Fiber.join(starting))),
+          Effect.catchAll((refusal) => refuse(output, refusal))
+        )
+        yield* Effect.addFinalizer((exit) =>
+          Exit.isInterrupted(exit) ? onStop(output, signIn, Effect.succeed(started)) : Effect.void
+        )
         yield* output.answer(
           { kind: "sign-in", state: "pending", code: started.code, page: started.page },
           words.openPage(started.page, started.code)

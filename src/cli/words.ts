@@ -77,6 +77,12 @@ export const cancelUnconfirmed = {
   "hermes-outdated": "The sign-in could not be cancelled: this Hermes cannot confirm a cancel until it is updated.",
   "sign-in-running": "The sign-in could not be cancelled: Hermes did not confirm the cancel."
 } as const
+/** SIGTERM or SIGHUP while a sign-in may be held: the process stops, the sign-in is left to Hermes (C4.9). */
+export const stoppedWithoutCancel =
+  "buddy was stopped without cancelling the sign-in on Hermes; it may still complete if you finish it in the " +
+  "browser. Run `buddy status` to see whether Buddy is signed in."
+/** Ctrl-C during a start that Hermes then refused: nothing was started, so nothing needs cancelling. */
+export const nothingStarted = "No sign-in was started on Hermes, so there is nothing to cancel."
 export const mayStillComplete =
   "It may still complete if you finish it in the browser; run `buddy status` to see whether Buddy is signed in."
 

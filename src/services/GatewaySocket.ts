@@ -1,6 +1,6 @@
 // GatewaySocket: C1 (finding the socket) and one C2 exchange: connect, write one JSON line, read
 // one bounded line, close. The connection is always closed (acquireRelease) and the whole
-// exchange has one deadline.
+// exchange, path checks included, has one deadline that holds whoever calls it.
 import { Context, Effect, Either, Layer, Schema } from "effect"
 import * as Net from "node:net"
 import { type ControlReply, ControlReplyFromLine, type ControlRequest } from "../schema/control.js"
@@ -94,11 +94,12 @@ export const GatewaySocketLive = Layer.effect(
       exchange: (request, maxLine) =>
         locate(config.hermesHome).pipe(
           Effect.flatMap(({ home, socket }) =>
-            exchangeAt(socket, request, maxLine).pipe(
-              Effect.timeoutFail({ duration: config.deadlines.control, onTimeout: () => gatewayError("timeout") }),
-              Effect.map((reply) => ({ home, reply }))
-            )
-          )
+            Effect.map(exchangeAt(socket, request, maxLine), (reply) => ({ home, reply }))
+          ),
+          Effect.timeoutFail({ duration: config.deadlines.control, onTimeout: () => gatewayError("timeout") }),
+          // The deadline must hold in whatever region the caller runs: an HttpApp runs uninterruptibly
+          // (effect-guide P15), and a timeout can only end the exchange by interrupting it (D12).
+          Effect.interruptible
         )
     }))
 )

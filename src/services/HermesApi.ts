@@ -133,7 +133,10 @@ export const HermesApiLive = Layer.effect(
             Effect.timeoutFail({
               duration: deadline,
               onTimeout: () => new CallError({ reason: "timeout", instance, mayHaveRun: true })
-            })
+            }),
+            // Interruptible by construction, so the deadline cuts the request short (and destroys its
+            // socket) even when the caller runs uninterruptibly, as an HttpApp does (D12).
+            Effect.interruptible
           )
         )
       )

@@ -1,6 +1,6 @@
 // `buddy sign-in start` as a child process against the fake gateway: the held sign-in prints the
-// code and page first, then one line per change until Hermes ends it; Ctrl-C (SIGINT) or SIGTERM
-// cancels it on Hermes through the hold's release, confirmed or explained; exit codes as C8.
+// code and page first, then one line per change until Hermes ends it; Ctrl-C (SIGINT) cancels it on
+// Hermes, confirmed or explained; SIGTERM and SIGHUP stop it and cancel nothing (C4.9); exit codes as C8.
 import { describe, expect, it } from "vitest"
 import type { FakeGatewayHandle } from "../../fixtures/fake-gateway.js"
 import { buddy, expectPlain, spawnBuddy } from "./support/buddy-process.js"
@@ -11,6 +11,14 @@ const OPEN = `Open ${PAGE} and enter the code ${CODE}.`
 const WAITING = "Waiting for you to finish in the browser. Ctrl-C cancels."
 const PENDING_LINE = JSON.stringify({ kind: "sign-in", state: "pending", code: CODE, page: PAGE })
 const changeLine = (state: string) => JSON.stringify({ kind: "sign-in", state })
+
+/** Resolves once `ready` holds, checking every 20 ms (at most 10 s). */
+const until = async (ready: () => boolean) => {
+  for (let waited = 0; !ready(); waited += 20) {
+    if (waited > 10_000) throw new Error("condition not reached within 10 s")
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
 
 /** The one session on the fake, the one the CLI holds. */
 const onlySession = (fake: FakeGatewayHandle) => {
@@ -146,17 +154,62 @@ describe("buddy sign-in start, held in a terminal", () => {
     expect(onlySession(fake)).toMatchObject({ id: sessionId, cancelled: true })
   })
 
-  it("SIGTERM cancels it the same way; exit 143", async () => {
+  const stoppedWithoutCancel =
+    "buddy was stopped without cancelling the sign-in on Hermes; it may still complete if you finish it in the " +
+    "browser. Run `buddy status` to see whether Buddy is signed in."
+
+  for (const [signal, code] of [["SIGTERM", 143], ["SIGHUP", 129]] as const) {
+    it(`${signal} stops the hold within a second and cancels nothing on Hermes (C4.9); exit ${code}`, async () => {
+      const fake = await fakeGateway()
+      const sessionId = await fastStart(fake)
+      const run = spawnBuddy(["sign-in", "start", "--home", fake.home])
+      await run.stdoutLines(2)
+      const sent = Date.now()
+      run.child.kill(signal)
+      const ran = expectPlain(await run.finished)
+      expect(Date.now() - sent).toBeLessThan(1000)
+      expect(ran).toMatchObject({ code, signal: null, stdout: [OPEN, WAITING], stderr: [stoppedWithoutCancel] })
+      expect(httpLines(fake, sessionId)).not.toContain(CANCEL)
+      // Hermes's worker is still free to save the sign-in the person finishes.
+      expect(onlySession(fake)).toMatchObject({ cancelled: false, status: "pending", inMap: true })
+      expect(fake.approve(sessionId)).toBe(true)
+    })
+  }
+
+  it("SIGTERM while Hermes has not answered the start stops within a second, cancelling nothing; exit 143", async () => {
+    const fake = await fakeGateway()
+    fake.fault("start", { kind: "timeout" })
+    const run = spawnBuddy(["sign-in", "start", "--json", "--home", fake.home])
+    await until(() => httpLines(fake).includes(START))
+    const sent = Date.now()
+    run.child.kill("SIGTERM")
+    const ran = expectPlain(await run.finished)
+    expect(Date.now() - sent).toBeLessThan(1000)
+    expect(ran).toMatchObject({ code: 143, stdout: [], stderr: [stoppedWithoutCancel] })
+    expect(httpLines(fake)).toStrictEqual([START])
+    // The start Hermes registered before it went quiet is left to Hermes, not cancelled.
+    expect(onlySession(fake)).toMatchObject({ cancelled: false, inMap: true })
+  })
+
+  it("Ctrl-C while Hermes ignores the cancel explains, once the cancel's deadline passes, that it was not confirmed", async () => {
     const fake = await fakeGateway()
     const sessionId = await fastStart(fake)
+    fake.fault("cancel", { kind: "timeout" })
     const run = spawnBuddy(["sign-in", "start", "--home", fake.home])
     await run.stdoutLines(2)
-    run.child.kill("SIGTERM")
-    expect(expectPlain(await run.finished)).toMatchObject({
-      code: 143,
-      stdout: [OPEN, WAITING, "The sign-in was cancelled; Buddy is not signed in."]
+    run.child.kill("SIGINT")
+    const ran = expectPlain(await run.finished)
+    expect(ran).toMatchObject({
+      code: 130,
+      stdout: [OPEN, WAITING],
+      stderr: [
+        "Cancelling the sign-in on Hermes…",
+        "The sign-in could not be cancelled: Hermes did not confirm the cancel.",
+        "It may still complete if you finish it in the browser; run `buddy status` to see whether Buddy is signed in."
+      ]
     })
-    expect(onlySession(fake)).toMatchObject({ id: sessionId, cancelled: true })
+    expect(httpLines(fake, sessionId).at(-1)).toBe(CANCEL)
+    expect(onlySession(fake)).toMatchObject({ cancelled: false, status: "pending" })
   })
 
   it("Ctrl-C whose cancel Hermes does not confirm explains on stderr what that means; exit 130", async () => {
