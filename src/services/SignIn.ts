@@ -2,7 +2,7 @@
 // contract, ended only on Hermes's word. Every operation is serialized and runs to its end on a
 // daemon fiber, so a caller that goes away (a closed tab, Ctrl-C) cannot leave Hermes holding a
 // session we forgot. Nothing is cancelled when the layer's scope closes (C4.9).
-import { Context, Data, Effect, Fiber, Layer, Option, Ref } from "effect"
+import { Context, Data, Effect, Fiber, identity, Layer, Option, Ref } from "effect"
 import { randomBytes } from "node:crypto"
 import type { JournalOperation, JournalOutcome } from "../schema/journal.js"
 import type { BlockedReason, GatewayReason, SignInState } from "../schema/reasons.js"
@@ -56,7 +56,10 @@ export class SignIn extends Context.Tag("buddy/SignIn")<SignIn, {
   readonly poll: (handle: string) => Effect.Effect<SignInView, Refusal>
   readonly cancel: (handle: string) => Effect.Effect<{ readonly state: "cancelled" }, Refusal>
   readonly signOut: Effect.Effect<{ readonly state: "signed-out" }, Refusal>
-  /** Whether a sign-in is held, for `GET /api/buddy`: a read, never serialized behind an operation. */
+  /**
+   * Whether a sign-in is held or a start is on its way to Hermes, for `GET /api/buddy`: a read,
+   * never serialized behind an operation.
+   */
   readonly current: Effect.Effect<"none" | "pending">
 }>() {}
 
@@ -82,6 +85,8 @@ export const SignInLive = Layer.effect(
     /** The last ending, answered to its holder's poll until another sign-in ends. */
     const lastEnding = yield* Ref.make(Option.none<{ readonly handle: string; readonly state: Ending }>())
     const one = yield* Effect.makeSemaphore(1)
+    /** Starts asked for and not yet ended: each may leave a session on Hermes before we hear of it (D14). */
+    const starting = yield* Ref.make(0)
 
     const endAs = (handle: string, state: Ending) =>
       Effect.zipRight(Ref.set(held, Held.None()), Ref.set(lastEnding, Option.some({ handle, state })))
@@ -217,9 +222,11 @@ export const SignInLive = Layer.effect(
      */
     const operation = <A extends { readonly state: JournalOutcome }>(
       name: JournalOperation,
-      body: Effect.Effect<A, Refusal>
+      body: Effect.Effect<A, Refusal>,
+      /** What holds from the moment the operation is asked for, its wait for the others included. */
+      whileAsked: (queued: Effect.Effect<A, Refusal>) => Effect.Effect<A, Refusal> = identity
     ): Effect.Effect<A, Refusal> =>
-      one.withPermits(1)(body).pipe(
+      whileAsked(one.withPermits(1)(body)).pipe(
         Effect.tapBoth({
           onSuccess: (result) => journal.record({ operation: name, outcome: result.state }),
           onFailure: (refusal) =>
@@ -234,11 +241,23 @@ export const SignInLive = Layer.effect(
       )
 
     return SignIn.of({
-      start: operation("start", start),
+      // Counted from the moment it is asked for (queued behind another operation included) until it
+      // ends, on the daemon fiber, so a caller that goes away cannot leave the count up.
+      start: operation("start", start, (queued) =>
+        Effect.acquireUseRelease(
+          Ref.update(starting, (n) => n + 1),
+          () => queued,
+          () => Ref.update(starting, (n) => n - 1)
+        )),
       poll: (handle) => operation("poll", poll(handle)),
       cancel: (handle) => operation("cancel", cancel(handle)),
       signOut: operation("sign-out", signOut),
-      current: Effect.map(Ref.get(held), (current) => (current._tag === "None" ? "none" : "pending"))
+      // Never "none" while a start is on its way: Hermes may already hold the session it asked for.
+      current: Effect.zipWith(
+        Ref.get(held),
+        Ref.get(starting),
+        (current, inFlight) => (current._tag === "None" && inFlight === 0 ? "none" : "pending")
+      )
     })
   })
 )
