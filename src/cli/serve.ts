@@ -1,17 +1,18 @@
 // `buddy serve` (C6, C8): the HTTP app on 127.0.0.1, configured from a JSON file with the
-// BuddyConfig fields, the journal on stdout. SIGINT/SIGTERM stop it cleanly: the layers close
-// and nothing is cancelled on Hermes (C4.9), so a sign-in the person finishes still saves.
+// BuddyConfig fields, the journal on stdout. The node server under it has our own deadlines and
+// limits (./node-server.ts, D15). SIGINT/SIGTERM stop it at once, requests in flight included:
+// the layers close and nothing is cancelled on Hermes (C4.9), so a sign-in the person finishes
+// still saves.
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
-import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as HttpServer from "@effect/platform/HttpServer"
 import { Console, Data, Effect, Either, Layer, Option, Schema } from "effect"
 import * as fs from "node:fs/promises"
-import { createServer } from "node:http"
 import { BuddyHttpApp, BuddyLive, configFrom } from "../http/app.js"
 import { ConfigFile } from "../schema/config.js"
 import type { BuddyConfigShape } from "../services/BuddyConfig.js"
 import { ExitCode } from "./exit.js"
+import * as NodeServer from "./node-server.js"
 import { commonOptions, invocation } from "./root.js"
 
 /** A config file that cannot be used: said in words, exit 2 like any usage error. */
@@ -50,8 +51,15 @@ const readConfig = (path: Option.Option<string>): Effect.Effect<ConfigFile, Conf
         )
   })
 
-/** Serves until interrupted, printing the address on stderr (stdout is the journal). */
-export const serveOn = (config: BuddyConfigShape, port: number) => {
+/**
+ * Serves until interrupted, printing the address on stderr (stdout is the journal). `limits`
+ * are the server's deadlines and sizes; tests shorten them.
+ */
+export const serveOn = (
+  config: BuddyConfigShape,
+  port: number,
+  limits: NodeServer.ServerLimits = NodeServer.serverLimits
+) => {
   const app = HttpServer.serve(BuddyHttpApp).pipe(Layer.provide(BuddyLive(config)))
   const announce = Layer.effectDiscard(
     Effect.flatMap(HttpServer.HttpServer, (server) =>
@@ -60,7 +68,7 @@ export const serveOn = (config: BuddyConfigShape, port: number) => {
         : Effect.void)
   )
   return Layer.mergeAll(app, announce).pipe(
-    Layer.provide(NodeHttpServer.layer(createServer, { host: "127.0.0.1", port })),
+    Layer.provide(NodeServer.layer({ host: "127.0.0.1", port }, limits, config.limits.requestBody)),
     Layer.launch
   )
 }

@@ -1,7 +1,8 @@
 // Journal (C6): one JSON line per sign-in operation, to stdout by default. The line is built
 // from closed values only, encoded through its Schema (so nothing else can slip in), and a
-// journal that fails never fails the operation it records.
-import { Context, Effect, Layer, Ref, Schema } from "effect"
+// journal that fails never fails the operation it records, nor stops the server (D15).
+import { Context, Data, Effect, Layer, Ref, Schema } from "effect"
+import type { Writable } from "node:stream"
 import { JournalLine } from "../schema/journal.js"
 
 export class Journal extends Context.Tag("buddy/Journal")<Journal, {
@@ -24,11 +25,42 @@ export const makeJournal = <E>(write: (line: string) => Effect.Effect<void, E>) 
       )
   })
 
+/** A stream the journal can no longer write to: it failed once (EPIPE: its reader is gone). */
+export class JournalBroken extends Data.TaggedError("JournalBroken")<{}> {}
+
+/**
+ * Streams that failed, and streams we listen on: one listener per stream however many lines,
+ * kept as long as the stream lives (a stream outlives any one layer: stdout is the process's).
+ */
+const broken = new WeakSet<Writable>()
+const guarded = new WeakSet<Writable>()
+
+/**
+ * A stream's failure arrives as its `'error'` event, after the write returned: unheard, Node
+ * throws it and the process dies (`buddy serve | head -1`: EPIPE at the second line). Heard
+ * once here, it only marks the stream broken; the stream is destroyed by then and writes no more.
+ */
+const guard = (stream: Writable) => {
+  if (guarded.has(stream)) return
+  guarded.add(stream)
+  stream.on("error", () => broken.add(stream))
+}
+
+/**
+ * A journal writing a line at a time to `stream` without awaiting the write's callback (stdout on
+ * a Linux pipe or file is written synchronously anyway); once the stream failed, lines are dropped.
+ */
+export const streamJournal = (stream: Writable) =>
+  makeJournal((line) =>
+    Effect.suspend(() => {
+      guard(stream)
+      if (broken.has(stream) || stream.destroyed) return Effect.fail(new JournalBroken())
+      return Effect.try({ try: () => void stream.write(`${line}\n`), catch: () => new JournalBroken() })
+    })
+  )
+
 /** The journal on stdout: the Launchpad's stdout is its systemd journal. */
-export const JournalLive = Layer.succeed(
-  Journal,
-  makeJournal((line) => Effect.try(() => void process.stdout.write(`${line}\n`)))
-)
+export const JournalLive = Layer.sync(Journal, () => streamJournal(process.stdout))
 
 /** No journal: for the CLI's terminal, where the answer itself is the record. */
 export const JournalSilent = Layer.succeed(Journal, Journal.of({ record: () => Effect.void }))

@@ -1,6 +1,8 @@
 // `buddy serve` as a child process (the real executable) against the fake gateway: the address on
 // stderr, the journal on stdout, a same-origin start served, and a clean stop on SIGINT/SIGTERM
-// that cancels nothing on Hermes (C4.9). A config it cannot use is said in words, exit 2.
+// that cancels nothing on Hermes (C4.9), at once even with a request in flight (D15). A closed
+// stdout stops neither a request nor the server (C6). A config it cannot use is said in words,
+// exit 2. Its deadlines and limits on the wire: serve-limits.test.ts.
 import * as fs from "node:fs/promises"
 import { request } from "node:http"
 import * as path from "node:path"
@@ -56,6 +58,18 @@ const portFrom = (stderr: ReadonlyArray<string>) => {
   return Number(line.slice(line.lastIndexOf(":") + 1))
 }
 
+/** Resolves once `ready()` holds, checked every 20 ms, or rejects after 5 s. */
+const until = (ready: () => boolean) =>
+  new Promise<void>((resolve, reject) => {
+    const started = Date.now()
+    const check = () => {
+      if (ready()) resolve()
+      else if (Date.now() - started > 5_000) reject(new Error("not within 5 s"))
+      else setTimeout(check, 20)
+    }
+    check()
+  })
+
 const httpOf = (fake: FakeGatewayHandle) =>
   fake.received.flatMap((entry) => (entry.channel === "http" ? [`${entry.method} ${entry.path}`] : []))
 
@@ -88,6 +102,58 @@ describe("buddy serve", () => {
       expect(fake.approve(session?.id ?? "")).toBe(true)
     })
   }
+
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    it(`stops within a second of ${signal} while a request waits on Hermes, cancelling nothing`, async () => {
+      const { config, fake } = await setUp()
+      const serve = spawnBuddy(["serve", "--config", config])
+      const port = portFrom(await serve.stderrWith("listening on"))
+      expect((await call(port, "POST", "/api/buddy/sign-in/start", "{}")).status).toBe(200)
+      // The status read's providers call is never answered: its own deadline is 5 s.
+      fake.fault("providers", { kind: "timeout" })
+      const before = httpOf(fake).length
+      const inFlight = call(port, "GET", "/api/buddy").then(() => "answered", () => "cut off")
+      await until(() => httpOf(fake).slice(before).includes("GET /api/providers/oauth"))
+      const killed = performance.now()
+      serve.child.kill(signal)
+      const finished = await serve.finished
+      const stopMs = performance.now() - killed
+      expect(finished.code).toBe(signal === "SIGINT" ? 130 : 143)
+      expect(stopMs).toBeLessThan(2_000)
+      expect(await inFlight).toBe("cut off")
+      expect(httpOf(fake).slice(before)).toStrictEqual(["GET /api/providers/oauth"])
+      expect(httpOf(fake).filter((entry) => entry.includes("cancel"))).toStrictEqual([])
+      expect(fake.sessions().map((session) => session.cancelled)).toStrictEqual([false])
+    })
+  }
+
+  it("keeps answering and keeps running after its stdout is closed (`buddy serve | head -1`)", async () => {
+    const { config } = await setUp()
+    const serve = spawnBuddy(["serve", "--config", config])
+    const port = portFrom(await serve.stderrWith("listening on"))
+    const started = await call(port, "POST", "/api/buddy/sign-in/start", "{}")
+    expect(started.status).toBe(200)
+    expect(await serve.stdoutLines(1)).toHaveLength(1)
+    // The reader goes away after its one line, as `head -1` does: every later line meets EPIPE.
+    serve.child.stdout!.destroy()
+    const { handle } = JSON.parse(started.body) as { handle: string }
+    const polled = await call(port, "POST", "/api/buddy/sign-in/poll", JSON.stringify({ handle }))
+    expect(polled.status).toBe(200)
+    expect(JSON.parse(polled.body)).toMatchObject({ kind: "sign-in", state: "pending" })
+    expect(await call(port, "POST", "/api/buddy/sign-in/cancel", JSON.stringify({ handle }))).toStrictEqual({
+      status: 200,
+      body: "{\"kind\":\"sign-in\",\"state\":\"cancelled\"}"
+    })
+    // Node reports the broken pipe as an event after the write: give it time to be heard.
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    expect(await call(port, "GET", "/api/buddy")).toStrictEqual({
+      status: 200,
+      body: "{\"kind\":\"buddy\",\"state\":\"waits\",\"signIn\":{\"state\":\"none\"},\"locale\":\"en\"}"
+    })
+    expect(serve.child.exitCode).toBeNull()
+    serve.child.kill("SIGTERM")
+    expect((await serve.finished).code).toBe(143)
+  })
 
   it("listens on the port it is given", async () => {
     const { config } = await setUp()

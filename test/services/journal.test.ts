@@ -1,9 +1,26 @@
 // Journal (C6): the closed line, encoded through its Schema, and a journal that fails never
-// fails the operation it records.
+// fails the operation it records, nor stops the process: a stream that breaks (EPIPE, a reader
+// gone) is heard once and written to no more (D15). The real closed stdout: test/cli/serve.test.ts.
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { Journal, JournalCapture, makeJournal } from "../../src/services/Journal.js"
+import { Writable } from "node:stream"
+import { Journal, JournalCapture, makeJournal, streamJournal } from "../../src/services/Journal.js"
 import { journalLines } from "../support/buddy.js"
+
+/** A stream keeping what it is given, or failing every write as a pipe without a reader does. */
+const stream = (fails: boolean) => {
+  const written: Array<string> = []
+  const target = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      written.push(chunk.toString("utf8"))
+      done(fails ? Object.assign(new Error("write EPIPE"), { code: "EPIPE" }) : null)
+    }
+  })
+  return { target, written }
+}
+
+/** Lets the stream's deferred `'error'` event (Node emits it on a later tick) be emitted. */
+const settle = Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 10)))
 
 describe("the journal", () => {
   it.effect("writes one JSON line with the scope, operation, outcome and reason, in that order", () =>
@@ -48,4 +65,32 @@ describe("the journal", () => {
         "{\"scope\":\"buddy-sign-in\",\"operation\":\"poll\",\"outcome\":\"lost\"}"
       ])
     }).pipe(Effect.provide(Layer.fresh(JournalCapture))))
+
+  it.live("a stream that breaks fails neither the caller nor the process, and gets no more lines", () =>
+    Effect.gen(function*() {
+      const { target, written } = stream(true)
+      const journal = streamJournal(target)
+      const exit = yield* Effect.exit(journal.record({ operation: "start", outcome: "pending" }))
+      expect(exit._tag).toBe("Success")
+      // The failure arrives as an 'error' event on a later tick; unheard, Node throws it and the
+      // process dies. So someone must be listening before it comes.
+      expect(target.listenerCount("error")).toBe(1)
+      yield* settle
+      expect(target.destroyed).toBe(true)
+      yield* journal.record({ operation: "poll", outcome: "pending" })
+      yield* journal.record({ operation: "cancel", outcome: "cancelled" })
+      yield* settle
+      expect(written).toStrictEqual(["{\"scope\":\"buddy-sign-in\",\"operation\":\"start\",\"outcome\":\"pending\"}\n"])
+    }))
+
+  it.live("listens for a stream's failure once, however many lines and journals", () =>
+    Effect.gen(function*() {
+      const { target, written } = stream(false)
+      const before = target.listenerCount("error")
+      for (let i = 0; i < 20; i++) {
+        yield* streamJournal(target).record({ operation: "poll", outcome: "pending" })
+      }
+      expect(target.listenerCount("error") - before).toBe(1)
+      expect(written).toHaveLength(20)
+    }))
 })

@@ -1,0 +1,164 @@
+// The node:http server under `buddy serve` (C6; docs/decisions.md D15). Node's defaults suit a
+// public server, not a loopback API: a client trickling its headers was answered after 76 s, a
+// trickled body after 316 s, and Node's own refusals (400, 408, 431, 417) carried neither JSON nor
+// C6's security headers. Here the deadlines and limits are ours, Node's refusals are answered in
+// the house style, `Expect: 100-continue` is decided by the declared length, and a stop does not
+// wait for the requests in flight.
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as HttpServer from "@effect/platform/HttpServer"
+import { Duration, Effect, Layer, Schema } from "effect"
+import { createServer, type IncomingMessage, type Server, ServerResponse, STATUS_CODES } from "node:http"
+import type { ListenOptions } from "node:net"
+import type { Duplex } from "node:stream"
+import { securityHeaders } from "../http/answer.js"
+
+export interface ServerLimits {
+  /** From a connection's (or a request's) first byte to the end of its headers. */
+  readonly headersTimeout: Duration.Duration
+  /** From a request's first byte to the end of its body; the answer's own time is not counted. */
+  readonly requestTimeout: Duration.Duration
+  /** How long an idle keep-alive connection stays open between requests. */
+  readonly keepAliveTimeout: Duration.Duration
+  /** How often Node looks for connections past the two deadlines above: their precision. */
+  readonly connectionsCheckingInterval: Duration.Duration
+  /** The request line and headers together, in bytes. */
+  readonly maxHeaderSize: number
+}
+
+/**
+ * A client on loopback sends a request of at most 16 KiB at once: 10 s for headers and 30 s for
+ * a whole request are generous for it and short for a client that holds a connection open. The
+ * request deadline ends when the body has arrived, so a start answered after Hermes's 15 s is
+ * never cut by it. Checked every second, so a deadline fires at most 1 s late.
+ */
+export const serverLimits: ServerLimits = {
+  headersTimeout: Duration.seconds(10),
+  requestTimeout: Duration.seconds(30),
+  keepAliveTimeout: Duration.seconds(5),
+  connectionsCheckingInterval: Duration.seconds(1),
+  maxHeaderSize: 16 * 1024
+}
+
+/** What a refusal of the connection itself says: closed names, like C6's plain errors. */
+export const ConnectionError = Schema.Literal(
+  "invalid-request",
+  "headers-too-large",
+  "request-timeout",
+  "body-too-large"
+)
+export type ConnectionError = typeof ConnectionError.Type
+const ConnectionAnswer = Schema.Struct({ error: ConnectionError })
+
+const bodyOf = (error: ConnectionError) => JSON.stringify(Schema.encodeSync(ConnectionAnswer)({ error }))
+
+const headersOf = (body: string) => ({
+  "content-type": "application/json",
+  "content-length": String(Buffer.byteLength(body)),
+  ...securityHeaders,
+  connection: "close"
+})
+
+/** A whole HTTP/1.1 answer as bytes, for a socket that has no ServerResponse (Node's `clientError`). */
+const rawAnswer = (status: number, error: ConnectionError) => {
+  const body = bodyOf(error)
+  const head = Object.entries(headersOf(body)).map(([name, value]) => `${name}: ${value}\r\n`).join("")
+  return `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ""}\r\n${head}\r\n${body}`
+}
+
+const invalidRequest = rawAnswer(400, "invalid-request")
+const headersTooLarge = rawAnswer(431, "headers-too-large")
+const requestTimeout = rawAnswer(408, "request-timeout")
+const chunkExtensionsTooLarge = rawAnswer(413, "body-too-large")
+
+const codeOf = (error: Error) => ("code" in error && typeof error.code === "string" ? error.code : undefined)
+
+/** Node's parser and deadline errors, by the codes Node's own default answer switches on. */
+const answerFor = (error: Error) => {
+  switch (codeOf(error)) {
+    case "HPE_HEADER_OVERFLOW":
+      return headersTooLarge
+    case "ERR_HTTP_REQUEST_TIMEOUT":
+      return requestTimeout
+    case "HPE_CHUNK_EXTENSIONS_OVERFLOW":
+      return chunkExtensionsTooLarge
+    default:
+      return invalidRequest
+  }
+}
+
+/**
+ * Whether an answer to this socket's request has begun: bytes of ours would then corrupt it.
+ * Node keeps the answer in flight on the socket as `_httpMessage` (its own default answer checks
+ * the same); `@types/node` does not declare it, hence `Reflect.get`.
+ */
+const answering = (socket: Duplex) => {
+  const inFlight: unknown = Reflect.get(socket, "_httpMessage")
+  return inFlight instanceof ServerResponse && inFlight.headersSent
+}
+
+/**
+ * Node's refusal of a connection (malformed request, headers too large, a deadline passed), in
+ * the house style, then the socket is destroyed: the client was too slow or spoke nonsense, and
+ * what it sends next is not read. A reset peer, or one we can no longer write to, is just dropped.
+ */
+const onClientError = (error: Error, socket: Duplex) => {
+  if (codeOf(error) !== "ECONNRESET" && socket.writable && !answering(socket)) socket.write(answerFor(error))
+  socket.destroy()
+}
+
+const answerExpectationFailed = (_request: IncomingMessage, response: ServerResponse) => {
+  const body = bodyOf("invalid-request")
+  response.writeHead(417, headersOf(body)).end(body)
+}
+
+/** The server with our deadlines and limits and our answers to what Node would refuse itself. */
+export const makeServer = (limits: ServerLimits, bodyLimit: number): Server => {
+  const server = createServer({
+    headersTimeout: Duration.toMillis(limits.headersTimeout),
+    requestTimeout: Duration.toMillis(limits.requestTimeout),
+    keepAliveTimeout: Duration.toMillis(limits.keepAliveTimeout),
+    connectionsCheckingInterval: Duration.toMillis(limits.connectionsCheckingInterval),
+    maxHeaderSize: limits.maxHeaderSize
+  })
+  server.on("clientError", onClientError)
+  // `Expect: 100-continue`: a body declared over the limit gets no 100, so the client never sends
+  // it; the app then answers 413 (or an earlier check's refusal) without reading, and Node closes
+  // the connection after a final answer given without 100. Anything else is invited to send, then
+  // served as any request (the platform's handler listens on 'request').
+  server.on("checkContinue", (request: IncomingMessage, response: ServerResponse) => {
+    if (!(Number(request.headers["content-length"]) > bodyLimit)) response.writeContinue()
+    server.emit("request", request, response)
+  })
+  // Any other expectation: Node would answer an empty 417.
+  server.on("checkExpectation", answerExpectationFailed)
+  return server
+}
+
+/**
+ * Stops listening and ends every connection, requests in flight included: Node's `close` alone
+ * waits for them, which holds a stop for as long as a request waits on Hermes (up to 15 s).
+ * Nothing is cancelled on Hermes: the requests' own work is left to end with the process (C4.9).
+ */
+const stop = (server: Server) =>
+  Effect.async<void>((resume) => {
+    server.close(() => resume(Effect.void))
+    server.closeAllConnections()
+  })
+
+/**
+ * `NodeHttpServer.layer` on our server. The stop is added after the platform's own release, so
+ * it runs first; the platform's `close` then finds the server already closed.
+ */
+export const layer = (listen: ListenOptions, limits: ServerLimits, bodyLimit: number) =>
+  Layer.mergeAll(
+    Layer.scoped(
+      HttpServer.HttpServer,
+      Effect.gen(function*() {
+        const server = yield* Effect.sync(() => makeServer(limits, bodyLimit))
+        const http = yield* NodeHttpServer.make(() => server, listen)
+        yield* Effect.addFinalizer(() => stop(server))
+        return http
+      })
+    ),
+    NodeHttpServer.layerContext
+  )

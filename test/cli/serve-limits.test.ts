@@ -1,0 +1,352 @@
+// `buddy serve` bounds its own side of the wire (C6, D15): slow headers and slow bodies meet our
+// deadlines, Node's own refusals (malformed, oversized headers, late) are answered in the house
+// style (JSON, the three security headers, `Connection: close`), and `Expect: 100-continue` gets
+// no 100 for a body declared over 16 KiB. Spoken byte by byte over raw `node:net` sockets, to the
+// real executable with its default limits and to `serveOn` in a child with shortened ones.
+import { build } from "esbuild"
+import * as fs from "node:fs/promises"
+import * as net from "node:net"
+import * as os from "node:os"
+import * as path from "node:path"
+import { beforeAll, describe, expect, it } from "vitest"
+import type { FakeGatewayHandle } from "../../fixtures/fake-gateway.js"
+import { REPO, spawnBuddy } from "./support/buddy-process.js"
+import { fakeGateway, tempDir } from "./support/cleanup.js"
+
+const launchpad = "https://launchpad.example"
+
+const setUp = async () => {
+  const fake = await fakeGateway()
+  const dir = await tempDir("buddy-serve-limits-")
+  const config = path.join(dir, "config.json")
+  await fs.writeFile(
+    config,
+    JSON.stringify({
+      hermesHome: fake.home,
+      launchpadOrigin: launchpad,
+      buddyOrigin: "https://buddy.example",
+      environment: "hosted-personal",
+      locale: "en"
+    })
+  )
+  return { fake, config }
+}
+
+const portFrom = (stderr: ReadonlyArray<string>) => {
+  const line = stderr.find((entry) => entry.startsWith("buddy serve: listening on http://127.0.0.1:")) ?? ""
+  return Number(line.slice(line.lastIndexOf(":") + 1))
+}
+
+const httpOf = (fake: FakeGatewayHandle) =>
+  fake.received.flatMap((entry) => (entry.channel === "http" ? [`${entry.method} ${entry.path}`] : []))
+
+/** The real `buddy serve` with its default limits. */
+const realServe = async () => {
+  const { config, fake } = await setUp()
+  const serve = spawnBuddy(["serve", "--config", config])
+  return { fake, port: portFrom(await serve.stderrWith("listening on")) }
+}
+
+/** Shortened limits: headers 1 s, a whole request 2 s, keep-alive 0.5 s, checked every 100 ms. */
+const short = { headers: 1_000, request: 2_000, keepAlive: 500, interval: 100 }
+
+/**
+ * `serveOn` as `buddy serve` runs it, with the shortened limits and an API deadline of 3 s (longer
+ * than the shortened request deadline), bundled once like dist/buddy.js (through tsx, each start
+ * would take seconds) and run in a child per test.
+ */
+const shortProgram = `
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import { Duration, Effect } from "effect"
+import { readFileSync } from "node:fs"
+import { serveOn } from "./src/cli/serve.js"
+import { BuddyConfig } from "./src/services/BuddyConfig.js"
+const file = JSON.parse(readFileSync(process.argv[2], "utf8"))
+const config = BuddyConfig.make({ ...file, deadlines: { api: Duration.seconds(3) } })
+serveOn(config, 0, {
+  headersTimeout: Duration.millis(${short.headers}),
+  requestTimeout: Duration.millis(${short.request}),
+  keepAliveTimeout: Duration.millis(${short.keepAlive}),
+  connectionsCheckingInterval: Duration.millis(${short.interval}),
+  maxHeaderSize: 16 * 1024
+}).pipe(Effect.provide(NodeContext.layer), NodeRuntime.runMain)
+`
+let shortBundle = ""
+beforeAll(async () => {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), "buddy-serve-short-"))
+  shortBundle = path.join(dir, "serve-short.mjs")
+  await build({
+    stdin: { contents: shortProgram, resolveDir: REPO, loader: "ts", sourcefile: "serve-short.ts" },
+    outfile: shortBundle,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    logLevel: "warning",
+    banner: { js: "import { createRequire } from \"node:module\"; const require = createRequire(import.meta.url);" }
+  })
+  return () => fs.rm(dir, { recursive: true, force: true })
+})
+
+const shortServe = async () => {
+  const { config, fake } = await setUp()
+  const serve = spawnBuddy([shortBundle, config], { command: [process.execPath] })
+  return { fake, port: portFrom(await serve.stderrWith("listening on")) }
+}
+
+interface Conversation {
+  readonly socket: net.Socket
+  /** Everything received so far. */
+  readonly text: () => string
+  /** Resolves once the received text contains `what`. */
+  readonly until: (what: string) => Promise<string>
+  /** Resolves with everything received and the time since connecting once the server has closed. */
+  readonly closed: Promise<{ readonly text: string; readonly afterMs: number }>
+}
+
+const converse = (port: number): Promise<Conversation> =>
+  new Promise((resolve, reject) => {
+    const started = performance.now()
+    let text = ""
+    const waiting = new Set<() => void>()
+    const socket = net.connect(port, "127.0.0.1")
+    socket.setEncoding("latin1")
+    socket.on("data", (chunk: string) => {
+      text += chunk
+      waiting.forEach((check) => check())
+    })
+    // A peer that resets after its answer is still a peer that answered: what came is what counts.
+    socket.on("error", () => undefined)
+    const closed = new Promise<{ text: string; afterMs: number }>((done) =>
+      socket.on("close", () => done({ text, afterMs: performance.now() - started }))
+    )
+    socket.once("connect", () =>
+      resolve({
+        socket,
+        text: () => text,
+        closed,
+        until: (what) =>
+          new Promise((found, missing) => {
+            const check = () => {
+              if (text.includes(what)) {
+                waiting.delete(check)
+                found(text)
+              }
+            }
+            waiting.add(check)
+            void closed.then(() => {
+              check()
+              if (waiting.delete(check)) missing(new Error(`closed without ${JSON.stringify(what)}: ${text}`))
+            })
+            check()
+          })
+      }))
+    socket.once("error", reject)
+  })
+
+/** Writes `parts` one at a time, `everyMs` apart, until they run out or the server closes. */
+const dribble = async (conversation: Conversation, parts: ReadonlyArray<string>, everyMs: number) => {
+  for (const part of parts) {
+    if (conversation.socket.destroyed || conversation.socket.writableEnded) return
+    conversation.socket.write(part)
+    await new Promise((resolve) => setTimeout(resolve, everyMs))
+  }
+}
+
+/** One HTTP/1.1 answer: its status line, its headers by lower-case name, its body. */
+const parse = (text: string) => {
+  const end = text.indexOf("\r\n\r\n")
+  const [statusLine = "", ...lines] = text.slice(0, end).split("\r\n")
+  const headers = Object.fromEntries(
+    lines.map((line) => [line.slice(0, line.indexOf(":")).toLowerCase(), line.slice(line.indexOf(":") + 1).trim()])
+  )
+  return { statusLine, headers, body: text.slice(end + 4) }
+}
+
+/** The whole of a refusal written by our `clientError` handler, header by header. */
+const refusal = (statusLine: string, error: string) => {
+  const body = JSON.stringify({ error })
+  return {
+    statusLine,
+    headers: {
+      "content-type": "application/json",
+      "content-length": String(body.length),
+      "cache-control": "no-store",
+      "x-content-type-options": "nosniff",
+      "referrer-policy": "no-referrer",
+      connection: "close"
+    },
+    body
+  }
+}
+
+const security = { "cache-control": "no-store", "x-content-type-options": "nosniff", "referrer-policy": "no-referrer" }
+
+const sameOrigin = `Origin: ${launchpad}\r\nSec-Fetch-Site: same-origin\r\nContent-Type: application/json\r\n`
+
+describe("buddy serve, on the real executable with its default limits", () => {
+  it("answers a malformed Content-Length 400 invalid-request in JSON with the security headers, and closes", async () => {
+    const { port } = await realServe()
+    const conversation = await converse(port)
+    conversation.socket.write(
+      `POST /api/buddy/sign-in/start HTTP/1.1\r\nHost: x\r\n${sameOrigin}Content-Length: abc\r\n\r\n`
+    )
+    expect(parse((await conversation.closed).text)).toStrictEqual(
+      refusal("HTTP/1.1 400 Bad Request", "invalid-request")
+    )
+  })
+
+  it("answers headers over 16 KiB 431 headers-too-large, and serves headers of 15 KiB", async () => {
+    const { port } = await realServe()
+    const large = await converse(port)
+    large.socket.write(`GET /api/buddy HTTP/1.1\r\nHost: x\r\nX-Padding: ${"a".repeat(17 * 1024)}\r\n\r\n`)
+    expect(parse((await large.closed).text)).toStrictEqual(
+      refusal("HTTP/1.1 431 Request Header Fields Too Large", "headers-too-large")
+    )
+    const fits = await converse(port)
+    fits.socket.write(
+      `GET /api/buddy HTTP/1.1\r\nHost: x\r\nConnection: close\r\nX-Padding: ${"a".repeat(15 * 1024)}\r\n\r\n`
+    )
+    const served = parse((await fits.closed).text)
+    expect(served.statusLine).toBe("HTTP/1.1 200 OK")
+    expect(JSON.parse(served.body)).toMatchObject({ kind: "buddy", state: "waits" })
+  })
+
+  it("answers an expectation other than 100-continue 417 invalid-request in JSON", async () => {
+    const { port } = await realServe()
+    const conversation = await converse(port)
+    conversation.socket.write("GET /api/buddy HTTP/1.1\r\nHost: x\r\nExpect: something-else\r\n\r\n")
+    const answer = parse((await conversation.closed).text)
+    expect(answer.statusLine).toBe("HTTP/1.1 417 Expectation Failed")
+    expect(answer.headers).toMatchObject({ ...security, "content-type": "application/json", connection: "close" })
+    expect(answer.body).toBe("{\"error\":\"invalid-request\"}")
+  })
+
+  it("with Expect: 100-continue and a body declared over 16 KiB, answers 413 body-too-large without a 100 Continue", async () => {
+    const { fake, port } = await realServe()
+    const conversation = await converse(port)
+    conversation.socket.write(
+      `POST /api/buddy/sign-in/start HTTP/1.1\r\nHost: x\r\n${sameOrigin}Expect: 100-continue\r\nContent-Length: ${
+        16 * 1024 + 1
+      }\r\n\r\n`
+    )
+    const { text } = await conversation.closed
+    expect(text).not.toContain("HTTP/1.1 100")
+    const answer = parse(text)
+    expect(answer.statusLine).toBe("HTTP/1.1 413 Payload Too Large")
+    expect(answer.headers).toMatchObject({ ...security, "content-type": "application/json", connection: "close" })
+    expect(answer.body).toBe("{\"error\":\"body-too-large\"}")
+    expect(httpOf(fake)).toStrictEqual([])
+  })
+
+  it("with Expect: 100-continue and a small body, sends 100 Continue and then serves the start", async () => {
+    const { fake, port } = await realServe()
+    const conversation = await converse(port)
+    conversation.socket.write(
+      `POST /api/buddy/sign-in/start HTTP/1.1\r\nHost: x\r\n${sameOrigin}Expect: 100-continue\r\nConnection: close\r\nContent-Length: 2\r\n\r\n`
+    )
+    expect(await conversation.until("\r\n\r\n")).toBe("HTTP/1.1 100 Continue\r\n\r\n")
+    conversation.socket.write("{}")
+    const answer = parse((await conversation.closed).text.slice("HTTP/1.1 100 Continue\r\n\r\n".length))
+    expect(answer.statusLine).toBe("HTTP/1.1 200 OK")
+    expect(answer.headers).toMatchObject(security)
+    expect(JSON.parse(answer.body)).toMatchObject({ kind: "sign-in", state: "pending", code: "ABCD-EFGHK" })
+    expect(httpOf(fake)).toContain("POST /api/providers/oauth/openai-codex/start")
+  })
+
+  it("invites a body of exactly 16 KiB with 100 Continue", async () => {
+    const { port } = await realServe()
+    const conversation = await converse(port)
+    conversation.socket.write(
+      `POST /api/buddy/sign-in/start HTTP/1.1\r\nHost: x\r\n${sameOrigin}Expect: 100-continue\r\nContent-Length: ${
+        16 * 1024
+      }\r\n\r\n`
+    )
+    expect(await conversation.until("\r\n\r\n")).toBe("HTTP/1.1 100 Continue\r\n\r\n")
+    conversation.socket.destroy()
+  })
+
+  it("answers headers trickled one line every 2 s 408 request-timeout at its 10 s headers deadline", async () => {
+    const { port } = await realServe()
+    const conversation = await converse(port)
+    const lines = [
+      "GET /api/buddy HTTP/1.1\r\n",
+      "Host: x\r\n",
+      ...Array.from({ length: 20 }, (_, i) => `X-${i}: y\r\n`)
+    ]
+    void dribble(conversation, lines, 2_000)
+    const { afterMs, text } = await conversation.closed
+    expect(parse(text)).toStrictEqual(refusal("HTTP/1.1 408 Request Timeout", "request-timeout"))
+    // 10 s, checked every second; Node's defaults took 76 s.
+    expect(afterMs).toBeGreaterThan(9_500)
+    expect(afterMs).toBeLessThan(13_000)
+  }, 20_000)
+})
+
+describe("buddy serve, with its limits shortened", () => {
+  it("answers headers trickled past the headers deadline 408 request-timeout, and closes", async () => {
+    const { port } = await shortServe()
+    const conversation = await converse(port)
+    const lines = [
+      "GET /api/buddy HTTP/1.1\r\n",
+      "Host: x\r\n",
+      ...Array.from({ length: 20 }, (_, i) => `X-${i}: y\r\n`)
+    ]
+    void dribble(conversation, lines, 200)
+    const { afterMs, text } = await conversation.closed
+    expect(parse(text)).toStrictEqual(refusal("HTTP/1.1 408 Request Timeout", "request-timeout"))
+    expect(afterMs).toBeGreaterThan(short.headers - 100)
+    expect(afterMs).toBeLessThan(short.headers + 1_000)
+  })
+
+  it("answers a connection that sends nothing 408 request-timeout at the headers deadline", async () => {
+    const { port } = await shortServe()
+    const conversation = await converse(port)
+    const { afterMs, text } = await conversation.closed
+    expect(parse(text)).toStrictEqual(refusal("HTTP/1.1 408 Request Timeout", "request-timeout"))
+    expect(afterMs).toBeLessThan(short.headers + 1_000)
+  })
+
+  it("answers a body trickled past the request deadline 408 request-timeout, and asks Hermes nothing", async () => {
+    const { fake, port } = await shortServe()
+    const conversation = await converse(port)
+    conversation.socket.write(
+      `POST /api/buddy/sign-in/start HTTP/1.1\r\nHost: x\r\n${sameOrigin}Content-Length: 100\r\n\r\n{`
+    )
+    void dribble(conversation, Array.from({ length: 50 }, () => " "), 200)
+    const { afterMs, text } = await conversation.closed
+    expect(parse(text)).toStrictEqual(refusal("HTTP/1.1 408 Request Timeout", "request-timeout"))
+    expect(afterMs).toBeGreaterThan(short.request - 100)
+    expect(afterMs).toBeLessThan(short.request + 1_000)
+    expect(httpOf(fake)).toStrictEqual([])
+  })
+
+  it("never cuts an answer that takes longer than the request deadline: the request had arrived", async () => {
+    const { fake, port } = await shortServe()
+    fake.fault("providers", { kind: "timeout" })
+    const conversation = await converse(port)
+    conversation.socket.write("GET /api/buddy HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    const { afterMs, text } = await conversation.closed
+    // The 3 s API deadline, past the 2 s request deadline.
+    expect(afterMs).toBeGreaterThan(short.request + 500)
+    const answer = parse(text)
+    expect(answer.statusLine).toBe("HTTP/1.1 200 OK")
+    expect(JSON.parse(answer.body)).toMatchObject({ kind: "buddy", state: "unknown", reason: "timeout" })
+  })
+
+  it("closes a keep-alive connection left idle past the keep-alive deadline", async () => {
+    const { port } = await shortServe()
+    const conversation = await converse(port)
+    conversation.socket.write("GET /api/buddy HTTP/1.1\r\nHost: x\r\n\r\n")
+    await conversation.until("\"locale\":\"en\"}")
+    const answered = performance.now()
+    await conversation.closed
+    const idle = performance.now() - answered
+    // Node closes 1 s after the deadline it advertises, so a client reusing the connection at the
+    // edge of the advertised time does not race the close.
+    expect(idle).toBeGreaterThan(short.keepAlive + 1_000 - 100)
+    expect(idle).toBeLessThan(short.keepAlive + 2_000)
+    expect(parse(conversation.text()).statusLine).toBe("HTTP/1.1 200 OK")
+  })
+})
