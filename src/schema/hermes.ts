@@ -14,6 +14,14 @@ export const CodexDeviceCode = Schema.String.pipe(Schema.pattern(/^[A-Z0-9]{4}-[
 /** OpenAI's device page for Codex, exactly. */
 export const CodexDevicePage = Schema.Literal("https://auth.openai.com/codex/device")
 
+/**
+ * Hermes's OAuth session id: `secrets.token_urlsafe(16)`, 22 characters of the URL-safe base64
+ * alphabet. We take that alphabet at 1–128 characters (a longer token from a newer Hermes still
+ * works) and nothing else: every character is unreserved in a URL path, so the id can only ever be
+ * one path segment of the poll and cancel routes, never `/`, `%`, a dot segment or a space (D17).
+ */
+export const SessionId = Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9_-]{1,128}$/))
+
 /** One provider card; we read only `id` and, for openai-codex, `status.logged_in`. */
 export const ProviderCard = Schema.Struct({
   id: Schema.String,
@@ -28,7 +36,7 @@ export const ProviderList = Schema.Struct({ providers: Schema.Array(Schema.Unkno
  * newer Hermes adding one does not turn every start into a sign-in held without a holder.
  */
 export const StartAnswer = Schema.Struct({
-  session_id: Schema.NonEmptyString,
+  session_id: SessionId,
   flow: Schema.Literal("device_code"),
   user_code: CodexDeviceCode,
   verification_url: CodexDevicePage,
@@ -37,14 +45,26 @@ export const StartAnswer = Schema.Struct({
 }).annotations(ignoreExcess)
 export type StartAnswer = typeof StartAnswer.Type
 
-/** Just enough of a start answer to find its session id when the rest has no known shape. */
-export const StartSessionId = Schema.Struct({ session_id: Schema.NonEmptyString }).annotations(ignoreExcess)
+/**
+ * Just enough of a start answer to find its session id when the rest has no known shape. An id
+ * outside Hermes's alphabet is no id at all: the start is held without a known session (C4.6).
+ */
+export const StartSessionId = Schema.Struct({ session_id: SessionId }).annotations(ignoreExcess)
 
 export const PollStatus = Schema.Literal("pending", "approved", "expired", "denied", "error")
 export type PollStatus = typeof PollStatus.Type
 
 /** `GET …/poll/<id>` 200: nine members in current Hermes, fewer in older; we read `status`. */
 export const PollAnswer = Schema.Struct({ status: PollStatus }).annotations(ignoreExcess)
+
+/**
+ * `GET …/poll/<id>` 404 as Hermes's poll route itself answers for a session it no longer holds
+ * (recorded "poll after cancel"), exactly. Any other 404, e.g. Starlette's `{"detail":"Not Found"}`
+ * for a route that does not exist, says nothing about the session (D17).
+ */
+export const PollNotFound = Schema.Struct({ detail: Schema.Literal("Session not found or expired") }).annotations(
+  strict
+)
 
 /** `DELETE …/sessions/<id>` 200 confirmed: exactly `{ok:true, session_id}`. */
 export const CancelConfirmed = Schema.Struct({ ok: Schema.Literal(true), session_id: Schema.String }).annotations(

@@ -9,6 +9,7 @@ import {
   CodexProvider,
   NotReadyAnswer,
   PollAnswer,
+  PollNotFound,
   type PollStatus,
   ProviderCard,
   ProviderList,
@@ -49,7 +50,7 @@ export const Start = Data.taggedEnum<Start>()
 
 export type Poll = Data.TaggedEnum<{
   Status: { readonly status: PollStatus }
-  /** 404: Hermes no longer holds the session. */
+  /** 404 with Hermes's own not-found answer: Hermes no longer holds the session. */
   NotHeld: {}
   /** A 200 of no known shape. */
   Unrecognized: {}
@@ -195,7 +196,11 @@ export const HermesApiLive = Layer.effect(
       Effect.gen(function*() {
         const endpoint = yield* tickets.identify
         const { answer, instance } = yield* call(endpoint, "GET", routes.poll(sessionId))
-        if (answer.status === 404) return { instance, value: Poll.NotHeld() }
+        // Only the poll route's own not-found answer says Hermes let the session go; a 404 of another
+        // shape (no such route, something else on the port) proves nothing and keeps it held (D17).
+        if (answer.status === 404 && Option.isSome(decodes(PollNotFound, answer.body))) {
+          return { instance, value: Poll.NotHeld() }
+        }
         if (answer.status !== 200) return yield* Effect.fail(httpError(instance))
         const value = Option.match(decodes(PollAnswer, answer.body), {
           onSome: ({ status }) => Poll.Status({ status }),

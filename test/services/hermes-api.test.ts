@@ -2,10 +2,10 @@
 // one ticket per request, spent once; the exact request lines and headers; one resend after a
 // 401 and never after anything else; every answer tagged with its instance and contract.
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Duration, Effect, Fiber, Layer, Option, TestClock } from "effect"
 import { type FakeGateway, makeFakeGateway } from "../../fixtures/fake-gateway.js"
 import { HermesApi } from "../../src/services/HermesApi.js"
-import { buddyLayer } from "../support/buddy.js"
+import { buddyLayer, testDeadlines } from "../support/buddy.js"
 
 type HttpReceived = Extract<FakeGateway["received"][number], { channel: "http" }>
 type ControlReceived = Extract<FakeGateway["received"][number], { channel: "control" }>
@@ -507,4 +507,149 @@ describe("HermesApi answers that mean nothing", () => {
           })
         )
       }), { contract: false }))
+})
+
+/** A start answer of exactly the shape C3 allows, with this session id. */
+const startBody = (sessionId: string, change: Record<string, unknown> = {}) => ({
+  session_id: sessionId,
+  flow: "device_code",
+  user_code: "ABCD-EFGHK",
+  verification_url: "https://auth.openai.com/codex/device",
+  expires_in: 900,
+  poll_interval: 5,
+  ...change
+})
+
+/** Session ids Hermes's `secrets.token_urlsafe` can never produce, each of which could bend a URL. */
+const foreignIds: Array<[string, string]> = [
+  ["empty", ""],
+  ["with a slash", "SESSION1/xxxxxxxxxxxxx"],
+  ["with a percent escape", "SESSION1%2Fxxxxxxxxxxx"],
+  ["with a space", "SESSION1 xxxxxxxxxxxxx"],
+  ["a dot segment", ".."],
+  ["with a dot", "SESSION1.xxxxxxxxxxxxx"],
+  ["with a trailing newline", "SESSION1xxxxxxxxxxxxxx\n"],
+  ["with a non-ASCII letter", "SESSION1éxxxxxxxxxxxx"],
+  ["longer than 128", "x".repeat(129)]
+]
+
+describe("what Hermes's answer must look like before we act on it", () => {
+  it.live("a start's session id outside Hermes's URL-safe alphabet is no id: the answer is unrecognized with none", () =>
+    withGateway((fake) =>
+      Effect.gen(function*() {
+        const hermes = yield* api
+        for (const [name, id] of foreignIds) {
+          // Whole and well formed otherwise, and with another member off too: neither yields the id.
+          for (const change of [{}, { user_code: "abcd-efghk" }]) {
+            fake.fault("start", { kind: "reply", body: startBody(id, change) }, 1)
+            const answer = yield* hermes.start
+            expect(answer.value, `${name} ${JSON.stringify(change)}`).toStrictEqual(
+              expect.objectContaining({ _tag: "Unrecognized", sessionId: Option.none() })
+            )
+          }
+        }
+      })
+    ))
+
+  it.live("a start's session id of 1 to 128 URL-safe characters is taken as Hermes gave it", () =>
+    withGateway((fake) =>
+      Effect.gen(function*() {
+        const hermes = yield* api
+        for (const id of ["x", "Az09_-", "SESSION1xxxxxxxxxxxxxx", "y".repeat(128)]) {
+          fake.fault("start", { kind: "reply", body: startBody(id) }, 1)
+          expect((yield* hermes.start).value, id).toStrictEqual(
+            expect.objectContaining({ _tag: "Started", sessionId: id })
+          )
+          fake.fault("start", { kind: "reply", body: startBody(id, { flow: "pkce" }) }, 1)
+          expect((yield* hermes.start).value, id).toStrictEqual(
+            expect.objectContaining({ _tag: "Unrecognized", sessionId: Option.some(id) })
+          )
+        }
+      })
+    ))
+
+  it.live("a poll 404 means not held only with Hermes's own not-found answer; any other 404 is an http-error", () =>
+    withGateway((fake) =>
+      Effect.gen(function*() {
+        const hermes = yield* api
+        const id = "SESSION1xxxxxxxxxxxxxx"
+        // The poll route's own answer for a session it does not hold (recorded "poll after cancel").
+        expect((yield* hermes.poll(id)).value).toStrictEqual(expect.objectContaining({ _tag: "NotHeld" }))
+        fake.fault("poll", { kind: "raw", status: 404, body: "{\"detail\":\"Session not found or expired\"}" }, 1)
+        expect((yield* hermes.poll(id)).value).toStrictEqual(expect.objectContaining({ _tag: "NotHeld" }))
+        const otherNotFounds: Array<Parameters<FakeGateway["fault"]>[1]> = [
+          { kind: "status", status: 404, body: { detail: "Not Found" } },
+          { kind: "status", status: 404, body: { detail: "session not found or expired" } },
+          { kind: "status", status: 404, body: { detail: "Session not found or expired", hint: "x" } },
+          { kind: "status", status: 404, body: { error: "Session not found or expired" } },
+          { kind: "raw", status: 404, body: "Session not found or expired" },
+          { kind: "raw", status: 404, body: "" },
+          // The status counts as much as the body: Hermes's text under another status proves nothing.
+          { kind: "status", status: 400, body: { detail: "Session not found or expired" } },
+          { kind: "status", status: 410, body: { detail: "Session not found or expired" } }
+        ]
+        for (const fault of otherNotFounds) {
+          fake.fault("poll", fault, 1)
+          expect(yield* Effect.flip(hermes.poll(id)), JSON.stringify(fault)).toStrictEqual(
+            expect.objectContaining({ _tag: "CallError", reason: "http-error", mayHaveRun: false })
+          )
+        }
+      })
+    ))
+
+  it.live("a poll answered 400 (Hermes's provider or profile mismatch) is an http-error, not a session let go", () =>
+    withGateway((fake) =>
+      Effect.gen(function*() {
+        const hermes = yield* api
+        yield* hermes.start
+        const id = fake.sessions()[0]?.id ?? ""
+        for (const detail of ["OAuth session profile mismatch", "Provider mismatch for session"]) {
+          fake.fault("poll", { kind: "status", status: 400, body: { detail } }, 1)
+          expect(yield* Effect.flip(hermes.poll(id)), detail).toStrictEqual(
+            expect.objectContaining({ _tag: "CallError", reason: "http-error", mayHaveRun: false })
+          )
+        }
+        expect((yield* hermes.poll(id)).value).toStrictEqual(expect.objectContaining({ status: "pending" }))
+      })
+    ))
+})
+
+/** A real pause (the TestClock does not move for it): the sockets are real and need real time. */
+const realPause = (millis: number) => Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, millis)))
+
+/** Waits, in real time, until the fake gateway has received a request on this HTTP path. */
+const untilReceived = (fake: FakeGateway, method: string, path: string) =>
+  Effect.gen(function*() {
+    for (let waited = 0; waited < 5_000; waited += 10) {
+      if (httpOf(fake).some((entry) => entry.method === method && entry.path === path)) return
+      yield* realPause(10)
+    }
+    return yield* Effect.dieMessage(`the fake gateway never received ${method} ${path}`)
+  })
+
+describe("the start's own deadline", () => {
+  // TestClock: the deadlines are moved past by hand, never waited for. Fork, then adjust, then join
+  // (effect-guide P11); the request is on the wire before the clock moves.
+  it.effect("a start whose answer never comes is still pending past the API deadline and times out at the start deadline", () =>
+    withGateway((fake) =>
+      Effect.gen(function*() {
+        fake.fault("start", { kind: "timeout" })
+        const hermes = yield* api
+        const fiber = yield* Effect.fork(hermes.start)
+        yield* untilReceived(fake, "POST", "/api/providers/oauth/openai-codex/start")
+        yield* TestClock.adjust(testDeadlines.api)
+        yield* realPause(50)
+        expect(Option.isNone(yield* Fiber.poll(fiber))).toBe(true)
+        yield* TestClock.adjust(
+          Duration.subtract(Duration.subtract(testDeadlines.start, testDeadlines.api), "1 millis")
+        )
+        yield* realPause(50)
+        expect(Option.isNone(yield* Fiber.poll(fiber))).toBe(true)
+        yield* TestClock.adjust("1 millis")
+        expect(yield* Effect.flip(Fiber.join(fiber))).toStrictEqual(
+          expect.objectContaining({ _tag: "CallError", reason: "timeout", mayHaveRun: true })
+        )
+        expect(httpOf(fake)).toHaveLength(1)
+      })
+    ))
 })

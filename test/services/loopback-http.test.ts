@@ -1,5 +1,6 @@
 // The one HTTP exchange (C3) against hand-made peers, for what the fake gateway cannot say: an
-// answer cut off in the middle of its body is lost, and may have run.
+// answer cut off in the middle of its body is lost, and may have run; an answer past the bound
+// closes the connection while the peer is still sending.
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Option, Redacted } from "effect"
 import * as Http from "node:http"
@@ -49,6 +50,37 @@ describe("an HTTP exchange", () => {
       const answer = yield* exchangeWith(server)
       expect(answer.status).toBe(409)
       expect(Buffer.from(answer.body).toString()).toBe("{}")
+    }))
+
+  it.scopedLive("an answer that passes the bound is too large, and the connection is closed while the peer is still sending", () =>
+    Effect.gen(function*() {
+      // A peer that sends a body without end, for as long as the connection stays open.
+      let written = 0
+      let closedAt: number | undefined
+      let markClosed: () => void = () => {}
+      const closed = new Promise<void>((resolve) => {
+        markClosed = resolve
+      })
+      const server = yield* peer((request, response) => {
+        request.socket.once("close", () => {
+          closedAt = written
+          markClosed()
+        })
+        response.writeHead(200, { "content-type": "application/json" })
+        const chunk = Buffer.alloc(16 * 1024, 0x20)
+        const send = () => {
+          while (!response.destroyed) {
+            written += chunk.length
+            if (!response.write(chunk)) return void response.once("drain", send)
+          }
+        }
+        send()
+      })
+      expect(yield* Effect.flip(exchangeWith(server))).toStrictEqual({ reason: "too-large", mayHaveRun: true })
+      // The client hung up: the peer sees its socket close, though it never finished its answer.
+      const sawClose = yield* Effect.promise(() => closed).pipe(Effect.timeoutOption("2 seconds"))
+      expect(Option.isSome(sawClose), "the peer's socket was closed").toBe(true)
+      expect(closedAt).toBeGreaterThan(1024)
     }))
 
   it.scopedLive("a peer that refuses the connection ran nothing", () =>

@@ -694,3 +694,112 @@ describe("a start that fails after the gate", () => {
       })
     ))
 })
+
+describe("a poll that does not say Hermes let the session go", () => {
+  it.live("a poll answered 400 (Hermes's profile mismatch) is unavailable http-error and the sign-in stays held", () =>
+    withSignIn((fake, signIn) =>
+      Effect.gen(function*() {
+        const started = yield* signIn.start
+        const { id } = onlySession(fake)
+        fake.fault("poll", { kind: "status", status: 400, body: { detail: "OAuth session profile mismatch" } }, 1)
+        expect(yield* refusal(signIn.poll(started.handle))).toStrictEqual({ _tag: "Unavailable", reason: "http-error" })
+        expect(yield* signIn.current).toBe("pending")
+        expect(yield* signIn.poll(started.handle)).toStrictEqual(expect.objectContaining({ state: "pending" }))
+        // Still held, so a replacement start must end it first, and only Hermes's confirmation does (C4.2, C4.4).
+        const second = yield* signIn.start
+        expect(httpLines(fake)).toStrictEqual([START, POLL, POLL, CANCEL, START])
+        expect(yield* signIn.poll(started.handle)).toStrictEqual({ state: "cancelled" })
+        expect(fake.approve(id)).toBe(false)
+        expect(yield* signIn.poll(second.handle)).toStrictEqual(expect.objectContaining({ state: "pending" }))
+      })
+    ))
+
+  it.live("after a 400 poll, a replacement start whose cancel is not confirmed is blocked and starts nothing", () =>
+    withSignIn((fake, signIn) =>
+      Effect.gen(function*() {
+        const started = yield* signIn.start
+        fake.fault("poll", { kind: "status", status: 400, body: { detail: "OAuth session profile mismatch" } }, 1)
+        expect(yield* refusal(signIn.poll(started.handle))).toStrictEqual({ _tag: "Unavailable", reason: "http-error" })
+        fake.fault("cancel", { kind: "status", status: 400, body: { detail: "OAuth session profile mismatch" } })
+        expect(yield* refusal(signIn.start)).toStrictEqual(blocked("sign-in-running"))
+        expect(fake.sessions()).toHaveLength(1)
+        expect(httpLines(fake)).toStrictEqual([START, POLL, CANCEL])
+        fake.clearFaults()
+        expect(yield* signIn.poll(started.handle)).toStrictEqual(expect.objectContaining({ state: "pending" }))
+      })
+    ))
+})
+
+describe("a poll 404 that is not Hermes's own not-found answer", () => {
+  it.live("a 404 of no such route ({\"detail\":\"Not Found\"}) never ends the sign-in as lost: it is an http-error and stays held", () =>
+    withSignIn((fake, signIn) =>
+      Effect.gen(function*() {
+        const started = yield* signIn.start
+        const { id } = onlySession(fake)
+        fake.fault("poll", { kind: "status", status: 404, body: { detail: "Not Found" } }, 2)
+        expect(yield* refusal(signIn.poll(started.handle))).toStrictEqual({ _tag: "Unavailable", reason: "http-error" })
+        expect(yield* refusal(signIn.poll(started.handle))).toStrictEqual({ _tag: "Unavailable", reason: "http-error" })
+        expect(yield* signIn.current).toBe("pending")
+        expect(yield* signIn.poll(started.handle)).toStrictEqual(expect.objectContaining({ state: "pending" }))
+        expect(httpLines(fake)).toStrictEqual([START, POLL, POLL, POLL])
+        // The worker Hermes still runs signs Buddy in, and the holder hears it.
+        expect(fake.approve(id)).toBe(true)
+        expect(yield* signIn.poll(started.handle)).toStrictEqual({ state: "signed-in" })
+      })
+    ))
+
+  it.live("Hermes's own not-found answer under the contract still ends the sign-in as lost", () =>
+    withSignIn((fake, signIn) =>
+      Effect.gen(function*() {
+        const started = yield* signIn.start
+        fake.fault("poll", { kind: "raw", status: 404, body: "{\"detail\":\"Session not found or expired\"}" }, 1)
+        expect(yield* signIn.poll(started.handle)).toStrictEqual({ state: "lost" })
+        expect(yield* signIn.current).toBe("none")
+      })
+    ))
+})
+
+describe("a start whose session id is outside Hermes's alphabet", () => {
+  const foreign: Array<[string, string]> = [
+    ["a slash", "SESSION1/xxxxxxxxxxxxx"],
+    ["a percent escape", "SESSION1%2Fxxxxxxxxxxx"],
+    ["a space", "SESSION1 xxxxxxxxxxxxx"],
+    ["nothing (empty)", ""],
+    ["a dot segment", ".."]
+  ]
+  for (const [name, id] of foreign) {
+    it.live(`an id with ${name} is held without a known session: it reaches no URL, and nothing starts or signs out until another instance with the contract answers`, () =>
+      withSignIn((fake, signIn) =>
+        Effect.gen(function*() {
+          fake.fault("start", {
+            kind: "reply",
+            body: {
+              session_id: id,
+              flow: "device_code",
+              user_code: "ABCD-EFGHK",
+              verification_url: "https://auth.openai.com/codex/device",
+              expires_in: 900,
+              poll_interval: 5
+            }
+          }, 1)
+          expect(yield* refusal(signIn.start)).toStrictEqual({ _tag: "Unavailable", reason: "malformed" })
+          expect(yield* signIn.current).toBe("pending")
+          expect(yield* refusal(signIn.start)).toStrictEqual(blocked("sign-in-running"))
+          expect(yield* refusal(signIn.signOut)).toStrictEqual(blocked("sign-in-running"))
+          expect(fake.signedIn).toBe(true)
+          // No cancel, no poll: the id was never put in a URL, raw or escaped.
+          expect(httpLines(fake)).toStrictEqual([START])
+          fake.restart()
+          expect(yield* signIn.signOut).toStrictEqual({ state: "signed-out" })
+          expect(httpLines(fake)).toStrictEqual([START, SIGN_OUT])
+          const paths = fake.received.flatMap((entry) => (entry.channel === "http" ? [entry.path] : []))
+          expect(paths.filter((path) => path.startsWith("/api/providers/oauth/sessions/"))).toStrictEqual([])
+          if (id !== "") {
+            for (const path of paths) {
+              expect(path).not.toContain(id)
+              expect(path).not.toContain(encodeURIComponent(id))
+            }
+          }
+        }), { signedIn: true }))
+  }
+})
