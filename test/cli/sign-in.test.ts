@@ -191,6 +191,23 @@ describe("buddy sign-in start, held in a terminal", () => {
     expect(onlySession(fake)).toMatchObject({ cancelled: false, inMap: true })
   })
 
+  it("Ctrl-C while Hermes has not answered the start waits for its answer, then cancels what it started; exit 130", async () => {
+    const fake = await fakeGateway()
+    fake.fault("start", { kind: "late", ms: 800 }, 1)
+    const run = spawnBuddy(["sign-in", "start", "--home", fake.home])
+    await until(() => httpLines(fake).includes(START))
+    run.child.kill("SIGINT")
+    const ran = expectPlain(await run.finished)
+    expect(ran).toMatchObject({
+      code: 130,
+      stdout: ["The sign-in was cancelled; Buddy is not signed in."],
+      stderr: ["Cancelling the sign-in on Hermes…"]
+    })
+    const session = onlySession(fake)
+    expect(httpLines(fake, session.id)).toStrictEqual([START, CANCEL])
+    expect(session).toMatchObject({ cancelled: true, inMap: false })
+  })
+
   it("Ctrl-C while Hermes ignores the cancel explains, once the cancel's deadline passes, that it was not confirmed", async () => {
     const fake = await fakeGateway()
     const sessionId = await fastStart(fake)

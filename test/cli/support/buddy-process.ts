@@ -23,6 +23,9 @@ export interface Running {
   /** Resolves with stderr's lines once one of them contains `text`. */
   readonly stderrWith: (text: string) => Promise<ReadonlyArray<string>>
   readonly finished: Promise<Finished>
+  /** Stdout's and stderr's whole lines so far. */
+  readonly stdoutNow: () => ReadonlyArray<string>
+  readonly stderrNow: () => ReadonlyArray<string>
 }
 
 const lines = (text: string): ReadonlyArray<string> => {
@@ -46,17 +49,25 @@ afterEach(() => {
 
 const WAIT_MS = 10_000
 
-export const spawnBuddy = (
-  args: ReadonlyArray<string>,
-  options: { readonly env?: Record<string, string>; readonly command?: ReadonlyArray<string> } = {}
-): Running => {
+export interface SpawnOptions {
+  readonly env?: Record<string, string>
+  readonly command?: ReadonlyArray<string>
+  /**
+   * Stopped by the caller rather than after each test: for tests that run concurrently, where
+   * another test's afterEach would otherwise kill this child mid-test.
+   */
+  readonly stoppedByCaller?: boolean
+}
+
+export const spawnBuddy = (args: ReadonlyArray<string>, options: SpawnOptions = {}): Running => {
   const [file, ...prefix] = options.command ?? [process.execPath, BIN]
   const child = spawn(file!, [...prefix, ...args], {
     cwd: REPO,
     env: cleanEnv(options.env),
     stdio: ["ignore", "pipe", "pipe"]
   })
-  running.add(child)
+  if (options.stoppedByCaller !== true) running.add(child)
+  else process.once("exit", () => child.kill("SIGKILL"))
   let stdout = ""
   let stderr = ""
   const listeners = new Set<() => void>()
@@ -102,6 +113,8 @@ export const spawnBuddy = (
   return {
     child,
     finished,
+    stdoutNow: () => lines(stdout.slice(0, stdout.lastIndexOf("\n") + 1)),
+    stderrNow: () => lines(stderr.slice(0, stderr.lastIndexOf("\n") + 1)),
     stdoutLines: (count) =>
       until(`${count} stdout lines`, () => {
         const all = lines(stdout)
