@@ -40,6 +40,8 @@ export interface Host {
   readonly request: (method: "GET" | "POST", path: string, body?: string) => Promise<Reply>
   /** The journal lines on the host's stdout so far (the serve child only; in-process hosts share ours). */
   readonly journal: () => ReadonlyArray<string> | undefined
+  /** What the serve child said on stderr so far (undefined for in-process hosts). */
+  readonly stderr: () => ReadonlyArray<string> | undefined
   readonly close: () => Promise<void>
 }
 
@@ -156,6 +158,7 @@ const serveHost = async (home: string, deadlines: DeadlinesMs | undefined): Prom
     kind: "buddy serve",
     request: (method, pathname, body) => requestOn(port, method, pathname, body),
     journal: journalOf(serve),
+    stderr: serve.stderrNow,
     close: async () => {
       serve.child.kill("SIGTERM")
       await serve.finished
@@ -173,6 +176,7 @@ const effectHost = async (config: BuddyConfigShape): Promise<Host> => {
     kind: "mount-effect example",
     request: (method, pathname, body) => requestOn(port, method, pathname, body),
     journal: () => undefined,
+    stderr: () => undefined,
     close: () => Effect.runPromise(Scope.close(scope, Exit.void))
   }
 }
@@ -185,6 +189,7 @@ const nodeHost = async (config: BuddyConfigShape): Promise<Host> => {
     kind: "mount-node example",
     request: (method, pathname, body) => requestOn(port, method, pathname, body),
     journal: () => undefined,
+    stderr: () => undefined,
     close: async () => {
       server.closeAllConnections()
       await new Promise<void>((resolve) => server.close(() => resolve()))
@@ -212,6 +217,7 @@ const webHost = (config: BuddyConfigShape): Host => {
       return { status: response.status, body: text, ms: performance.now() - started }
     },
     journal: () => undefined,
+    stderr: () => undefined,
     close: dispose
   }
 }

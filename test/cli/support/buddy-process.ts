@@ -47,6 +47,10 @@ afterEach(() => {
   running.clear()
 })
 
+// Children their callers stop: killed only if the test process ends first (one listener for all).
+const ownedByCallers = new Set<ChildProcess>()
+process.once("exit", () => ownedByCallers.forEach((child) => child.kill("SIGKILL")))
+
 const WAIT_MS = 10_000
 
 export interface SpawnOptions {
@@ -67,7 +71,7 @@ export const spawnBuddy = (args: ReadonlyArray<string>, options: SpawnOptions = 
     stdio: ["ignore", "pipe", "pipe"]
   })
   if (options.stoppedByCaller !== true) running.add(child)
-  else process.once("exit", () => child.kill("SIGKILL"))
+  else ownedByCallers.add(child)
   let stdout = ""
   let stderr = ""
   const listeners = new Set<() => void>()
@@ -83,6 +87,7 @@ export const spawnBuddy = (args: ReadonlyArray<string>, options: SpawnOptions = 
   const finished = new Promise<Finished>((resolve) => {
     child.on("close", (code, signal) => {
       running.delete(child)
+      ownedByCallers.delete(child)
       changed()
       resolve({ code, signal, stdout: lines(stdout), stderr: lines(stderr), rawStdout: stdout, rawStderr: stderr })
     })

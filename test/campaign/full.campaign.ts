@@ -1,0 +1,75 @@
+// `npm run campaign`: the whole fault matrix (./matrix.ts) through buddy serve against the fake
+// gateway in another process. Prints each broken cell, writes the matrix and its results to
+// docs/quality.md (between its campaign markers), and fails if any cell does not hold. Run by
+// vitest (vitest.campaign.config.ts) because its helpers are test support; never part of `npm test`.
+import { promises as fsp } from "node:fs"
+import * as os from "node:os"
+import { expect, it } from "vitest"
+import { cellName, cells, faultCases, routeNames, runCampaign } from "./matrix.js"
+
+it("the whole fault matrix holds", async () => {
+  const workers = Number(process.env["CAMPAIGN_WORKERS"] ?? 3)
+  const started = performance.now()
+  let done = 0
+  const results = await runCampaign(cells, workers, (result) => {
+    done += 1
+    if (result.violations.length > 0) console.log(`BROKEN ${cellName(result.cell)}: ${result.violations.join("; ")}`)
+    if (done % 25 === 0) console.log(`${done}/${cells.length} cells`)
+  })
+  const seconds = Math.round((performance.now() - started) / 1000)
+  const holding = results.filter((result) => result.violations.length === 0)
+
+  const steps = ["identify", "session-ticket", "providers", "start", "poll", "cancel", "sign-out", "between"] as const
+  const row = (fault: (typeof faultCases)[number]) =>
+    `| ${fault.name} | ${
+      steps.map((step) => {
+        const mine = results.filter((result) => result.cell.fault === fault && result.cell.step === step)
+        if (mine.length === 0) return "·"
+        const held = mine.filter((result) => result.violations.length === 0).length
+        return held === mine.length ? `${held}` : `**${held}/${mine.length}**`
+      }).join(" | ")
+    } |`
+
+  const section = [
+    "<!-- campaign:start -->",
+    "## Fault campaign",
+    "",
+    `Run by \`npm run campaign\` on ${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} cores, ${workers} ` +
+    `workers, ${seconds} s. Each cell: a fresh \`buddy serve\` server (serveOn in a child, deadlines control ` +
+    "300 ms, API 300 ms, start 600 ms) and the fake gateway in its own process, restarted between cells. A cell holds " +
+    "when the answer is a closed C6 body within the faulted step's deadline + 2 s, the journal has exactly the line " +
+    "the answer implies (none for a status read), nothing was sent twice but a refused ticket's one retry, no provider " +
+    "DELETE went out while the held sign-in was not ended on Hermes, no ending was reported that Hermes did not prove, " +
+    "no Hermes text, home, instance id, session id, ticket or (outside its answer) handle reached the answer, the " +
+    "journal or stderr, and `GET /api/buddy` still answered 200 afterwards.",
+    "",
+    `**${results.length} cells run, ${holding.length} holding.** Routes: ${routeNames.join(", ")}. ` +
+    "Each number is the count of holding cells (one per route that asks Hermes for that step); · = the fault does not " +
+    "apply at that step. `between` = an event on the gateway just before the route is asked.",
+    "",
+    `| fault | ${steps.join(" | ")} |`,
+    `|---|${steps.map(() => "---").join("|")}|`,
+    ...faultCases.map(row),
+    "",
+    ...(holding.length === results.length ? [] : [
+      "Cells that did not hold:",
+      "",
+      ...results.filter((result) => result.violations.length > 0).map((result) =>
+        `- ${cellName(result.cell)}: ${result.violations.join("; ")}`
+      ),
+      ""
+    ]),
+    "<!-- campaign:end -->"
+  ].join("\n")
+
+  const file = new URL("../../docs/quality.md", import.meta.url)
+  const before = await fsp.readFile(file, "utf8").catch(() => "# Quality\n")
+  const start = before.indexOf("<!-- campaign:start -->")
+  const end = before.indexOf("<!-- campaign:end -->")
+  const after = start >= 0 && end > start
+    ? `${before.slice(0, start)}${section}${before.slice(end + "<!-- campaign:end -->".length)}`
+    : `${before.trimEnd()}\n\n${section}\n`
+  await fsp.writeFile(file, after)
+  console.log(`${results.length} cells run, ${holding.length} holding, ${seconds} s`)
+  expect(holding.length).toBe(results.length)
+}, 3_600_000)
