@@ -36,6 +36,10 @@ export interface Reply {
 
 export interface Host {
   readonly kind: HostKind
+  /** Where it listens (the web handler listens nowhere: 0). */
+  readonly port: number
+  /** The serving process, when it is a child of ours. */
+  readonly pid: number | undefined
   /** A GET, or a POST from the Launchpad's own page (same origin, JSON) with this body. */
   readonly request: (method: "GET" | "POST", path: string, body?: string) => Promise<Reply>
   /** The journal lines on the host's stdout so far (the serve child only; in-process hosts share ours). */
@@ -156,6 +160,8 @@ const serveHost = async (home: string, deadlines: DeadlinesMs | undefined): Prom
   const port = portFrom(await serve.stderrWith("listening on"))
   return {
     kind: "buddy serve",
+    port,
+    pid: serve.child.pid,
     request: (method, pathname, body) => requestOn(port, method, pathname, body),
     journal: journalOf(serve),
     stderr: serve.stderrNow,
@@ -174,6 +180,8 @@ const effectHost = async (config: BuddyConfigShape): Promise<Host> => {
   const port = address._tag === "TcpAddress" ? address.port : 0
   return {
     kind: "mount-effect example",
+    port,
+    pid: undefined,
     request: (method, pathname, body) => requestOn(port, method, pathname, body),
     journal: () => undefined,
     stderr: () => undefined,
@@ -187,6 +195,8 @@ const nodeHost = async (config: BuddyConfigShape): Promise<Host> => {
   const { port } = server.address() as AddressInfo
   return {
     kind: "mount-node example",
+    port,
+    pid: undefined,
     request: (method, pathname, body) => requestOn(port, method, pathname, body),
     journal: () => undefined,
     stderr: () => undefined,
@@ -202,6 +212,8 @@ const webHost = (config: BuddyConfigShape): Host => {
   const { dispose, handler } = makeBuddyWebHandler(config)
   return {
     kind: "web handler",
+    port: 0,
+    pid: undefined,
     request: async (method, pathname, body) => {
       const started = performance.now()
       const response = await handler(
