@@ -1,17 +1,19 @@
-// The root command and the flags every command takes. `--json` and `--home DIR` are accepted on
-// each subcommand (C8) and also before it (`buddy --home DIR status`); the subcommand's own wins.
+// The root command and the flags every command takes. `--json` and `--home DIR` belong to each
+// subcommand (C8); they may also be typed before it (`buddy --home DIR status`): our reading of the
+// command line (./command-line.ts, D18) hands @effect/cli every flag after the command it belongs
+// to, so the root has none of its own and a command without `--json` (serve) refuses it wherever
+// it is typed.
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import { Effect, Option } from "effect"
 import { makeOutput, type Output } from "./output.js"
 import { CliServices } from "./services.js"
+import * as words from "./words.js"
 
-const json = Options.boolean("json").pipe(
-  Options.withDescription("Print one JSON object per line instead of words.")
-)
+const json = Options.boolean("json").pipe(Options.withDescription(words.flagHelp("", "--json")))
 const home = Options.text("home").pipe(
   Options.withPseudoName("DIR"),
-  Options.withDescription("The Hermes home to use (default: $HERMES_HOME, else ~/.hermes)."),
+  Options.withDescription(words.flagHelp("", "--home")),
   Options.optional
 )
 
@@ -23,21 +25,16 @@ export interface CommonOptions {
   readonly home: Option.Option<string>
 }
 
-export const root = Command.make("buddy", commonOptions).pipe(
+export const root = Command.make("buddy").pipe(
   Command.withDescription("Sign Buddy in to ChatGPT through the local Hermes gateway, read his state, sign him out.")
 )
 
-/** A subcommand's flags completed by those given before it. */
-export const invocation = (own: CommonOptions): Effect.Effect<CommonOptions, never, Command.Command.Context<"buddy">> =>
-  Effect.map(root, (parent) => ({
-    json: own.json || parent.json,
-    home: Option.orElse(own.home, () => parent.home)
-  }))
-
 /** Runs a command's body with its output and the services for its home. */
-export const withServices = <A, E, R>(own: CommonOptions, body: (output: Output) => Effect.Effect<A, E, R>) =>
+export const withServices = <A, E, R>(
+  { home, json }: CommonOptions,
+  body: (output: Output) => Effect.Effect<A, E, R>
+) =>
   Effect.gen(function*() {
-    const { home, json } = yield* invocation(own)
     const services = yield* CliServices
     return yield* body(makeOutput(json)).pipe(Effect.provide(services.forHome(Option.getOrUndefined(home))))
   })

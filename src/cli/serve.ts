@@ -6,25 +6,58 @@
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as HttpServer from "@effect/platform/HttpServer"
-import { Console, Data, Effect, Either, Layer, Option, Schema } from "effect"
+import type { ServeError } from "@effect/platform/HttpServerError"
+import { Array as Arr, Console, Data, Effect, Either, Layer, Option, ParseResult, Schema } from "effect"
 import * as fs from "node:fs/promises"
 import { BuddyHttpApp, BuddyLive, configFrom } from "../http/app.js"
-import { ConfigFile } from "../schema/config.js"
+import { ConfigFile, Environment, Locale } from "../schema/config.js"
 import type { BuddyConfigShape } from "../services/BuddyConfig.js"
 import { ExitCode } from "./exit.js"
 import * as NodeServer from "./node-server.js"
-import { commonOptions, invocation } from "./root.js"
+import { commonOptions } from "./root.js"
+import * as words from "./words.js"
 
 /** A config file that cannot be used: said in words, exit 2 like any usage error. */
 class ConfigUnusable extends Data.TaggedError("ConfigUnusable")<{
-  readonly reason: "unreadable" | "invalid"
+  /** One sentence per thing wrong with it. */
+  readonly lines: ReadonlyArray<string>
 }> {}
 
-const configWords: Record<ConfigUnusable["reason"], string> = {
+const configWords = {
   unreadable: "buddy serve: the --config file cannot be read.",
   invalid: "buddy serve: the --config file is not a JSON object with exactly hermesHome (optional), " +
     "launchpadOrigin, buddyOrigin (optional), environment and locale."
 }
+
+/** What each field must be, in words: the Schema's own literals, never the file's values. */
+const fieldMustBe: Readonly<Record<keyof ConfigFile, string>> = {
+  hermesHome: "a directory path, as a string",
+  launchpadOrigin: "an origin such as https://launchpad.example: scheme, host and optional port, nothing after",
+  buddyOrigin: "an origin such as https://buddy.example: scheme, host and optional port, nothing after",
+  environment: `one of ${Environment.literals.join(", ")}`,
+  locale: `one of ${Locale.literals.join(", ")}`
+}
+
+const isField = (key: PropertyKey | undefined): key is keyof ConfigFile =>
+  typeof key === "string" && Object.hasOwn(fieldMustBe, key)
+
+/**
+ * Each issue of the decode as a sentence naming its field, from the issue's path: a value of the
+ * file could hold a secret, so none is repeated. An issue with no field of ours (a field we do not
+ * know, or not an object at all) gets the sentence that lists the fields.
+ */
+const issueWords = (error: ParseResult.ParseError): ReadonlyArray<string> =>
+  Arr.dedupe(
+    ParseResult.ArrayFormatter.formatErrorSync(error).map(({ _tag, path }) => {
+      const [field] = path
+      if (!isField(field) || path.length > 1) return configWords.invalid
+      return _tag === "Missing"
+        ? `buddy serve: the --config file has no "${field}"; it must be ${fieldMustBe[field]}.`
+        : `buddy serve: the --config file's "${field}" must be ${fieldMustBe[field]}.`
+    })
+  )
+
+const decodeConfig = Schema.decodeUnknownEither(ConfigFile, { onExcessProperty: "error", errors: "all" })
 
 /** Without a file, Buddy is absent here: every route answers 404 buddy-absent, and we say why. */
 const noFile: ConfigFile = { launchpadOrigin: "http://127.0.0.1", environment: "local", locale: "en" }
@@ -39,17 +72,47 @@ const readConfig = (path: Option.Option<string>): Effect.Effect<ConfigFile, Conf
     onSome: (file) =>
       Effect.tryPromise({
         try: () => fs.readFile(file, "utf8"),
-        catch: () => new ConfigUnusable({ reason: "unreadable" })
+        catch: () => new ConfigUnusable({ lines: [configWords.unreadable] })
       })
         .pipe(
           Effect.flatMap((text) =>
             Either.try(() => JSON.parse(text) as unknown).pipe(
-              Either.flatMap((json) => Schema.decodeUnknownEither(ConfigFile, { onExcessProperty: "error" })(json)),
-              Either.mapLeft(() => new ConfigUnusable({ reason: "invalid" }))
+              Either.mapLeft(() => new ConfigUnusable({ lines: [configWords.invalid] })),
+              Either.flatMap((json) =>
+                Either.mapLeft(decodeConfig(json), (error) => new ConfigUnusable({ lines: issueWords(error) }))
+              )
             )
           )
         )
   })
+
+/** A port is a whole number from 0 to 65535; 0 asks the system for a free one. */
+const Port = Schema.Int.pipe(Schema.between(0, 65535))
+
+/**
+ * Why `--port`'s value is no port, in words, or nothing when it is one; checked with the rest of
+ * the command line (usage, exit 2) before anything starts, so @effect/cli's own words never show.
+ */
+export const portProblem = (text: string): Option.Option<string> => {
+  if (!/^[0-9]+$/.test(text)) {
+    return Option.some(`--port ${JSON.stringify(text)} is not a port number: ${portRange}`)
+  }
+  return Schema.is(Port)(Number(text)) ? Option.none() : Option.some(`--port ${text} is out of range: ${portRange}`)
+}
+const portRange = "a port is a whole number from 0 to 65535 (0 picks a free one)."
+
+/** Why the server could not listen, in words (exit 1): the system's own code, never a stack. */
+const listenWords = (port: number, error: ServeError): string => {
+  const code = error.cause instanceof Error && "code" in error.cause ? String(error.cause.code) : "unknown"
+  switch (code) {
+    case "EADDRINUSE":
+      return `buddy serve: port ${port} on 127.0.0.1 is in use by another program; stop it or choose another --port.`
+    case "EACCES":
+      return `buddy serve: this account may not listen on port ${port} of 127.0.0.1; choose a port above 1023.`
+    default:
+      return `buddy serve: it could not listen on port ${port} of 127.0.0.1 (${code}).`
+  }
+}
 
 /**
  * Serves until interrupted, printing the address on stderr (stdout is the journal). `limits`
@@ -78,24 +141,28 @@ export const serveCommand = Command.make(
   {
     config: Options.text("config").pipe(
       Options.withPseudoName("FILE"),
-      Options.withDescription("JSON file with hermesHome, launchpadOrigin, buddyOrigin, environment, locale."),
+      Options.withDescription(words.flagHelp("buddy serve", "--config")),
       Options.optional
     ),
     port: Options.integer("port").pipe(
       Options.withPseudoName("N"),
-      Options.withDescription("Port on 127.0.0.1 (default: an ephemeral port, printed on stderr)."),
+      Options.withDescription(words.flagHelp("buddy serve", "--port")),
+      Options.withSchema(Port),
       Options.withDefault(0)
     ),
-    home: commonOptions.home
+    home: commonOptions.home.pipe(Options.withDescription(words.flagHelp("buddy serve", "--home")))
   },
   ({ config, home, port }) =>
     Effect.gen(function*() {
-      const { home: chosen } = yield* invocation({ json: false, home })
       const file = yield* readConfig(config).pipe(
         Effect.catchTag("ConfigUnusable", (unusable) =>
-          Effect.zipRight(Console.error(configWords[unusable.reason]), Effect.fail(new ExitCode({ code: 2 }))))
+          Effect.zipRight(Console.error(unusable.lines.join("\n")), Effect.fail(new ExitCode({ code: 2 }))))
       )
-      const hermesHome = Option.getOrUndefined(chosen) ?? file.hermesHome
-      return yield* serveOn(configFrom({ ...file, ...(hermesHome === undefined ? {} : { hermesHome }) }), port)
+      // --home overrides the file's hermesHome; without either, BuddyConfig's default (C1.1).
+      const hermesHome = Option.getOrUndefined(home) ?? file.hermesHome
+      return yield* serveOn(configFrom({ ...file, ...(hermesHome === undefined ? {} : { hermesHome }) }), port).pipe(
+        Effect.catchTag("ServeError", (error) =>
+          Effect.zipRight(Console.error(listenWords(port, error)), Effect.fail(new ExitCode({ code: 1 }))))
+      )
     })
-).pipe(Command.withDescription("Serve the HTTP app the Launchpad uses, on 127.0.0.1 (journal on stdout)."))
+).pipe(Command.withDescription("Serve the Launchpad's HTTP app on 127.0.0.1 (journal on stdout)."))

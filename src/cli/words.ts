@@ -89,5 +89,65 @@ export const mayStillComplete =
 /** A failure nobody planned for: said without its internals. */
 export const unexpected = "buddy stopped on an error it did not expect; nothing more can be said safely."
 
-/** After @effect/cli's own one-line complaint about the command line. */
-export const usage = "Usage: buddy <command> [--json] [--home DIR]; `buddy --help` lists the commands."
+/**
+ * After @effect/cli's own complaint about the command line. Our own check of the command line
+ * (./command-line.ts) comes first and says each command's usage itself, so this is said only if
+ * @effect/cli refuses a line that check let through.
+ */
+export const usage = "Usage: buddy <command> [flags]; `buddy --help` lists the commands."
+
+// Help and usage (D18). What a person reads in `buddy --help`, `buddy help COMMAND` and after a
+// mistake on the command line: gh's shape, our words, nothing of @effect/cli's own.
+
+/** Each flag's line in help; a command may say more about a flag of its own (`buddy serve --home`). */
+const flagWords: Readonly<Record<string, string>> = {
+  "--json": "Print one JSON object per line instead of words.",
+  "--home": "The Hermes home to use (default: $HERMES_HOME, else ~/.hermes).",
+  "--config": "A JSON file with launchpadOrigin, environment and locale, and optionally hermesHome and buddyOrigin.",
+  "--port": "The port on 127.0.0.1 (default: 0, a free port chosen at each start).",
+  "buddy serve --home":
+    "The Hermes home to use; overrides the config's hermesHome (default: that, else $HERMES_HOME, else ~/.hermes)."
+}
+
+/** The description of `flag` in the help of `command` ("buddy serve"). */
+export const flagHelp = (command: string, flag: string): string =>
+  flagWords[`${command} ${flag}`] ?? flagWords[flag] ?? ""
+
+export const helpWords = {
+  command: "Show help for buddy or one of its commands.",
+  helpFlag: "Show help for this command.",
+  version: "Print buddy's version.",
+  completions: "Print a completion script for bash, zsh or fish.",
+  usage: "USAGE",
+  commands: "COMMANDS",
+  flags: "FLAGS",
+  learnMore: "LEARN MORE",
+  more: [
+    "`buddy help <command>` shows a command's flags; they may come before it too.",
+    "Exit codes: 0 done; 1 unavailable or failed; 2 blocked, ended without a sign-in, or a usage error; " +
+    "130 after Ctrl-C."
+  ]
+} as const
+
+/** A name the person typed, quoted so that nothing in it (a space, an escape) can pass for our words. */
+const quote = (typed: string): string => JSON.stringify(typed)
+
+const either = (names: ReadonlyArray<string>): string =>
+  names.length < 2 ? names.join("") : `${names.slice(0, -1).join(", ")} or ${names.at(-1)}`
+
+/** The first line of a usage error; the command's usage line follows it. `command` is "buddy sign-in". */
+export const usageError = {
+  unknownCommand: (typed: string, command: string) => `unknown command ${quote(typed)} for "${command}"`,
+  unknownFlag: (typed: string, command: string) => `unknown flag ${quote(typed)} for "${command}"`,
+  didYouMean: (names: ReadonlyArray<string>) => `Did you mean ${either(names.map(quote))}?`,
+  missingValue: (flag: string, value: string) => `the value of ${flag} is missing: ${flag} ${value}`,
+  unwantedValue: (flag: string) => `${flag} takes no value`,
+  unexpectedArgument: (typed: string, command: string) =>
+    `"${command}" takes no arguments, but was given ${quote(typed)}`,
+  missingCommand: (command: string, commands: ReadonlyArray<string>) =>
+    `"${command}" needs a command: ${either(commands)}`,
+  usage: (synopsis: string, command: string, group: boolean) =>
+    `Usage: ${synopsis}; \`${command} --help\` ${group ? "lists its commands" : "says more"}.`
+} as const
+
+export const notAShell = (typed: string): string => `--completions takes bash, zsh or fish, not ${quote(typed)}`

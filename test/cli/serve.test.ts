@@ -2,9 +2,11 @@
 // stderr, the journal on stdout, a same-origin start served, and a clean stop on SIGINT/SIGTERM
 // that cancels nothing on Hermes (C4.9), at once even with a request in flight (D15). A closed
 // stdout stops neither a request nor the server (C6). A config it cannot use is said in words,
-// exit 2. Its deadlines and limits on the wire: serve-limits.test.ts.
+// exit 2. Its deadlines and limits on the wire: serve-limits.test.ts. Its own errors in words (D18):
+// a port in use (exit 1), a port out of range and a flag it does not have (usage, exit 2), and the
+// config field that is wrong, named from the decode's path without the file's values.
 import * as fs from "node:fs/promises"
-import { request } from "node:http"
+import { createServer, request } from "node:http"
 import * as path from "node:path"
 import { describe, expect, it } from "vitest"
 import type { FakeGatewayHandle } from "../../fixtures/fake-gateway.js"
@@ -198,5 +200,99 @@ describe("buddy serve", () => {
     const missing = await buddy(["serve", "--config", path.join(dir, "missing.json")])
     expect(missing.code).toBe(2)
     expect(missing.stderr).toStrictEqual(["buddy serve: the --config file cannot be read."])
+  })
+})
+
+const SERVE_USAGE = "Usage: buddy serve [--config FILE] [--port N] [--home DIR]; `buddy serve --help` says more."
+
+describe("buddy serve's own errors", { timeout: 60_000 }, () => {
+  it("says that the port is in use, exit 1, and serves nothing", async () => {
+    const { config } = await setUp()
+    const holder = createServer()
+    await new Promise<void>((resolve) => holder.listen(0, "127.0.0.1", resolve))
+    const address = holder.address()
+    const port = typeof address === "object" && address !== null ? address.port : 0
+    try {
+      const ran = await buddy(["serve", "--config", config, "--port", String(port)])
+      expect({ code: ran.code, stdout: ran.stdout, stderr: ran.stderr }).toStrictEqual({
+        code: 1,
+        stdout: [],
+        stderr: [
+          `buddy serve: port ${port} on 127.0.0.1 is in use by another program; stop it or choose another --port.`
+        ]
+      })
+    } finally {
+      await new Promise((resolve) => holder.close(resolve))
+    }
+  })
+
+  it("refuses a port out of range or not a number as a usage error, exit 2, before anything starts", async () => {
+    const range = "a port is a whole number from 0 to 65535 (0 picks a free one)."
+    const runs: Array<[ReadonlyArray<string>, string]> = [
+      [["--port", "80000"], `--port 80000 is out of range: ${range}`],
+      [["--port=65536"], `--port 65536 is out of range: ${range}`],
+      [["--port", "http"], `--port "http" is not a port number: ${range}`],
+      [["--port=-1"], `--port "-1" is not a port number: ${range}`],
+      [["--port", "8080.5"], `--port "8080.5" is not a port number: ${range}`]
+    ]
+    for (const [args, complaint] of runs) {
+      const ran = await buddy(["serve", ...args])
+      expect({ args, code: ran.code, stdout: ran.stdout, stderr: ran.stderr }).toStrictEqual({
+        args,
+        code: 2,
+        stdout: [],
+        stderr: [complaint, SERVE_USAGE]
+      })
+    }
+  })
+
+  it("refuses --json, which it does not have, wherever it is typed", async () => {
+    for (const args of [["serve", "--json"], ["--json", "serve"], ["serve", "--port", "0", "--json"]]) {
+      const ran = await buddy(args)
+      expect({ args, code: ran.code, stdout: ran.stdout, stderr: ran.stderr }).toStrictEqual({
+        args,
+        code: 2,
+        stdout: [],
+        stderr: ["unknown flag \"--json\" for \"buddy serve\"", SERVE_USAGE]
+      })
+    }
+  })
+
+  it("names each config field that is wrong and what it must be, never the file's values", async () => {
+    const dir = await tempDir("buddy-serve-fields-")
+    const wrong = path.join(dir, "wrong.json")
+    await fs.writeFile(
+      wrong,
+      JSON.stringify({
+        hermesHome: 7,
+        launchpadOrigin: "https://launchpad.example/s3cret-path",
+        environment: "s3cret-environment",
+        locale: "s3cret-locale"
+      })
+    )
+    const ran = await buddy(["serve", "--config", wrong])
+    expect({ code: ran.code, stdout: ran.stdout, stderr: ran.stderr }).toStrictEqual({
+      code: 2,
+      stdout: [],
+      stderr: [
+        "buddy serve: the --config file's \"hermesHome\" must be a directory path, as a string.",
+        "buddy serve: the --config file's \"launchpadOrigin\" must be an origin such as https://launchpad.example: " +
+        "scheme, host and optional port, nothing after.",
+        "buddy serve: the --config file's \"environment\" must be one of hosted-personal, hosted-organization-personal, " +
+        "hosted-organization-team, local.",
+        "buddy serve: the --config file's \"locale\" must be one of cs, en."
+      ]
+    })
+    expect(ran.rawStderr).not.toContain("s3cret")
+    const missing = path.join(dir, "missing.json")
+    await fs.writeFile(missing, JSON.stringify({ launchpadOrigin: launchpad, locale: "cs" }))
+    const without = await buddy(["serve", "--config", missing])
+    expect({ code: without.code, stderr: without.stderr }).toStrictEqual({
+      code: 2,
+      stderr: [
+        "buddy serve: the --config file has no \"environment\"; it must be one of hosted-personal, " +
+        "hosted-organization-personal, hosted-organization-team, local."
+      ]
+    })
   })
 })
