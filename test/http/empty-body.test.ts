@@ -1,8 +1,7 @@
-// KNOWN BUG (not committed): start and sign-out take the body `{}` and nothing else (C6 check 4:
-// "keys other than exactly those listed: 400 invalid-request"). `EmptyBody` is `Schema.Struct({})`,
-// which Effect's Schema reads as the `{}` type, any non-nullable value, so extra keys, arrays,
-// numbers, strings and booleans are all accepted; and the OpenAPI document advertises it as
-// "object or array".
+// Start and sign-out take the body `{}` and nothing else (C6 check 4: "keys other than exactly those
+// listed: 400 invalid-request"). `Schema.Struct({})` would have been the `{}` type, any non-nullable
+// value, admitting extra keys, arrays, numbers, strings and booleans (fixed in 289f6aa); these pin
+// the fix, on the wire and in the OpenAPI document.
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { makeFakeGateway } from "../../fixtures/fake-gateway.js"

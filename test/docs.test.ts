@@ -1,0 +1,48 @@
+// The documentation a Launchpad developer works from lives in the repository (issue 11 item 7):
+// docs/http-api.md names every route, every refusal and every closed reason the app can answer,
+// and nothing a newcomer reads points outside the repository for the contract.
+import { readFileSync } from "node:fs"
+import { describe, expect, it } from "vitest"
+import { BlockedReason, GatewayReason, SignInState } from "../src/schema/reasons.js"
+import { PlainError } from "../src/schema/routes.js"
+
+const read = (file: string) => readFileSync(new URL(`../${file}`, import.meta.url), "utf8")
+
+describe("docs/http-api.md", () => {
+  const doc = read("docs/http-api.md")
+
+  it("names every route of the app with its method", () => {
+    for (
+      const route of [
+        "GET /api/buddy`",
+        "POST /api/buddy/sign-in/start",
+        "POST /api/buddy/sign-in/poll",
+        "POST /api/buddy/sign-in/cancel",
+        "POST /api/buddy/sign-out",
+        "GET /api/buddy/openapi.json"
+      ]
+    ) expect(doc).toContain(route)
+  })
+
+  it("names every closed reason, refusal and sign-in state a page can meet", () => {
+    for (const reason of GatewayReason.literals) expect(doc).toContain(`\`${reason}\``)
+    for (const reason of BlockedReason.literals) expect(doc).toContain(`\`${reason}\``)
+    for (const error of PlainError.literals) expect(doc).toContain(error)
+    for (const state of SignInState.literals) expect(doc).toContain(`\`${state}\``)
+  })
+
+  it("says which headers a POST needs and how often to poll", () => {
+    expect(doc).toContain("`Sec-Fetch-Site: same-origin`")
+    expect(doc).toContain("`launchpadOrigin`")
+    expect(doc).toContain("every **5 seconds**")
+  })
+})
+
+describe("what a newcomer reads", () => {
+  it("points at the API document, not at a contract outside the repository", () => {
+    for (const file of ["README.md", "docs/operator-guide.md"]) {
+      expect(read(file)).not.toContain("../shared")
+      expect(read(file)).toContain("docs/http-api.md")
+    }
+  })
+})
