@@ -15,6 +15,8 @@ const fresh = () => {
   const built = mtime(bundle)
   if (built === undefined) return false
   const sources = new URL("src/", root)
+  // An installed package ships the bundle without its source: nothing can be newer than it.
+  if (mtime(sources) === undefined) return true
   for (const entry of readdirSync(sources, { recursive: true, withFileTypes: true })) {
     if (entry.isFile() && statSync(`${entry.parentPath ?? entry.path}/${entry.name}`).mtimeMs > built) return false
   }

@@ -1,21 +1,61 @@
-// The public surface of buddy: the layers, the services and the wire schemas. A Launchpad
-// imports the HTTP app from here; tests and the CLI build on the same layers.
-export * from "./http/app.js"
-export * from "./http/openapi.js"
-export * from "./schema/config.js"
-export * from "./schema/control.js"
-export * as HermesAnswers from "./schema/hermes.js"
-export * from "./schema/journal.js"
-export * from "./schema/reasons.js"
-export * from "./schema/routes.js"
-export * from "./services/BuddyConfig.js"
-export * from "./services/CallError.js"
-export * from "./services/GatewayError.js"
-export * from "./services/GatewaySocket.js"
-export * from "./services/HermesApi.js"
-export * from "./services/Journal.js"
-export * from "./services/layers.js"
-export * from "./services/SignIn.js"
-export * from "./services/Status.js"
-export * from "./services/Ticket.js"
-export * from "./version.js"
+// buddy's public surface, chosen export by export (docs/decisions.md D20): what a Launchpad mounts
+// and configures, the wire it speaks (the route Schemas and the closed reasons), and the errors it
+// can meet when it asks the services itself. Internals (the control socket, tickets, Hermes's own
+// answers, the loopback client) are not exported: only this file promises anything.
+// The browser client is its own entry, `buddy/client`, so a front end never loads Node code.
+
+// Mounting: the HttpApp, the layers it needs, the web handler, the config and the document.
+export { BuddyHttpApp, BuddyLive, configFrom, makeBuddyWebHandler } from "./http/app.js"
+export { openApiDocument } from "./http/openapi.js"
+export { ConfigFile, Environment, Locale, Origin } from "./schema/config.js"
+export {
+  BuddyConfig,
+  type BuddyConfigShape,
+  type Deadlines,
+  defaultDeadlines,
+  defaultLimits,
+  type Limits
+} from "./services/BuddyConfig.js"
+export { Journal, JournalLive, JournalSilent, makeJournal } from "./services/Journal.js"
+export { BuddyServicesLive } from "./services/layers.js"
+export { buddyVersion } from "./version.js"
+
+// The services, for a Launchpad that asks them without HTTP, and what they fail with.
+export {
+  Blocked,
+  type Ending,
+  type Refusal,
+  SignIn,
+  type SignInView,
+  type Started,
+  Unavailable
+} from "./services/SignIn.js"
+export { type BuddyStatus, Status } from "./services/Status.js"
+
+// The wire of the routes (C6), the one table of their answers, and the closed reasons (C7).
+export { JournalLine, JournalOperation, JournalOutcome } from "./schema/journal.js"
+export { BlockedReason, BuddyState, GatewayReason, SignInState } from "./schema/reasons.js"
+export {
+  apiRoot,
+  BlockedAnswer,
+  BuddyAnswer,
+  CancelAnswer,
+  DeniedAnswer,
+  EmptyBody,
+  ErrorAnswer,
+  Handle,
+  HandleBody,
+  OpenApiAnswer,
+  type Operation,
+  operations,
+  pathRefusals,
+  PlainError,
+  PollAnswer,
+  type RefusalBody,
+  type RefusalName,
+  refusals,
+  refusalsOf,
+  SignOutAnswer,
+  StartAnswer,
+  UnavailableAnswer
+} from "./schema/routes.js"

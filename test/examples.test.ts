@@ -1,67 +1,256 @@
-// The README's two mounting examples run as written: each serves the Launchpad's own page and
-// buddy's routes side by side, against the fake gateway. The README shows these files verbatim.
+// The README's mounting examples run as written, and buddy answers the same under each way a
+// Launchpad can mount it (D20): HttpRouter.all at /api/buddy (mount-effect), HttpRouter.mountApp at
+// /api/buddy and under another prefix (mount-router), node:http with makeHandler (mount-node), and
+// the web handler. Each serves the Launchpad's own page beside buddy's routes; each is driven
+// through GETs and the same-origin POSTs against the fake gateway, with C6's checks on the way.
+// The README shows the example files verbatim.
 import { HttpServer } from "@effect/platform"
-import { expect, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { readFileSync } from "node:fs"
 import { request } from "node:http"
 import type { AddressInfo } from "node:net"
 import { launchpad as effectLaunchpad } from "../examples/mount-effect.js"
 import { launchpad as nodeLaunchpad } from "../examples/mount-node.js"
-import { makeFakeGateway } from "../fixtures/fake-gateway.js"
-import { BuddyConfig } from "../src/services/BuddyConfig.js"
+import { launchpad as routerLaunchpad } from "../examples/mount-router.js"
+import { type FakeGateway, makeFakeGateway } from "../fixtures/fake-gateway.js"
+import { makeBuddyWebHandler } from "../src/http/app.js"
+import { BuddyConfig, type BuddyConfigShape } from "../src/services/BuddyConfig.js"
+import {
+  HERMES_CANCEL,
+  HERMES_CARD,
+  HERMES_POLL,
+  HERMES_SIGN_OUT,
+  HERMES_START,
+  hermesHttp
+} from "./http/support/fake.js"
 
-const get = (port: number, path: string) =>
-  Effect.async<{ status: number; body: string }>((resume) => {
-    const req = request({ host: "127.0.0.1", port, path, agent: false }, (res) => {
-      let body = ""
-      res.on("data", (chunk: Buffer) => (body += chunk.toString()))
-      res.on("end", () => resume(Effect.succeed({ status: res.statusCode ?? 0, body })))
+const LAUNCHPAD = "https://launchpad.example"
+
+interface Reply {
+  readonly status: number
+  readonly allow: string | null
+  readonly body: string
+}
+
+/** One request to a mounted Launchpad: method, path (with query), header lines, body. */
+type Send = (
+  method: string,
+  path: string,
+  headers?: Readonly<Record<string, string>>,
+  body?: string
+) => Effect.Effect<Reply>
+
+const overHttp = (port: number): Send => (method, path, headers = {}, body) =>
+  Effect.async<Reply>((resume) => {
+    const req = request({ host: "127.0.0.1", port, method, path, headers, agent: false }, (res) => {
+      let text = ""
+      res.on("data", (chunk: Buffer) => (text += chunk.toString()))
+      res.on("end", () => {
+        const allow = res.headers["allow"]
+        resume(Effect.succeed({ status: res.statusCode ?? 0, allow: allow ?? null, body: text }))
+      })
     })
-    req.end()
+    req.end(body)
   })
 
-const configFor = (home: string) =>
+const configFor = (home: string, environment: BuddyConfigShape["environment"] = "hosted-personal") =>
   BuddyConfig.make({
     hermesHome: home,
-    launchpadOrigin: "https://launchpad.example",
+    launchpadOrigin: LAUNCHPAD,
     buddyOrigin: "https://buddy.example",
-    environment: "hosted-personal",
+    environment,
     locale: "en"
   })
 
-const buddyBody = "{\"kind\":\"buddy\",\"state\":\"waits\",\"signIn\":{\"state\":\"none\"},\"locale\":\"en\"}"
+const sameOrigin = { origin: LAUNCHPAD, "sec-fetch-site": "same-origin", "content-type": "application/json" }
 
-it.scopedLive("the @effect/platform example serves the Launchpad and buddy's routes together", () =>
-  Effect.gen(function*() {
-    const fake = yield* makeFakeGateway()
-    const context = yield* Layer.build(effectLaunchpad(configFor(fake.home), 0))
-    const address = (yield* Effect.provide(HttpServer.HttpServer, context)).address
-    const port = address._tag === "TcpAddress" ? address.port : 0
-    expect(yield* get(port, "/")).toStrictEqual({ status: 200, body: "the Launchpad" })
-    expect(yield* get(port, "/api/buddy")).toStrictEqual({ status: 200, body: buddyBody })
-    expect(yield* get(port, "/api/buddy/nope")).toStrictEqual({ status: 404, body: "{\"error\":\"not-found\"}" })
-  }))
+const statusBody = (signIn: string) => `{"kind":"buddy","state":"waits","signIn":{"state":"${signIn}"},"locale":"en"}`
+const pendingBody =
+  "{\"kind\":\"sign-in\",\"state\":\"pending\",\"code\":\"ABCD-EFGHK\",\"page\":\"https://auth.openai.com/codex/device\"}"
+const error = (name: string) => JSON.stringify({ error: name })
 
-it.scopedLive("the plain node:http example serves the Launchpad and buddy's routes together", () =>
+/**
+ * C6 through a Launchpad that mounted buddy at `root`: its own page, the status read, unknown
+ * paths and methods, a POST from elsewhere, then start, poll, cancel and sign-out from its own
+ * page, and what Hermes was asked; the document names the paths where they are served.
+ */
+const drive = (send: Send, fake: FakeGateway, root: string, page = true) =>
   Effect.gen(function*() {
-    const fake = yield* makeFakeGateway()
-    const { close, server } = yield* Effect.promise(() => nodeLaunchpad(configFor(fake.home)))
-    yield* Effect.addFinalizer(() => Effect.promise(close))
-    yield* Effect.async<void>((resume) => {
-      server.listen(0, "127.0.0.1", () => resume(Effect.void))
+    if (page) expect(yield* send("GET", "/")).toMatchObject({ status: 200, body: "the Launchpad" })
+    expect(yield* send("GET", root)).toStrictEqual({ status: 200, allow: null, body: statusBody("none") })
+    expect(yield* send("GET", `${root}?x=1`)).toStrictEqual({ status: 200, allow: null, body: statusBody("none") })
+    expect(yield* send("GET", `${root}/`)).toStrictEqual({ status: 404, allow: null, body: error("not-found") })
+    expect(yield* send("GET", `${root}/nope`)).toStrictEqual({ status: 404, allow: null, body: error("not-found") })
+    expect(yield* send("GET", `${root}${root}`)).toStrictEqual({ status: 404, allow: null, body: error("not-found") })
+    expect(yield* send("GET", `${root}/sign-in/poll`)).toStrictEqual({
+      status: 405,
+      allow: "POST",
+      body: error("method-not-allowed")
     })
-    yield* Effect.addFinalizer(() => Effect.sync(() => server.close()))
-    const { port } = server.address() as AddressInfo
-    expect(yield* get(port, "/")).toStrictEqual({ status: 200, body: "the Launchpad" })
-    expect(yield* get(port, "/api/buddy")).toStrictEqual({ status: 200, body: buddyBody })
-  }))
+    expect(yield* send("POST", `${root}/sign-in/start`, { "content-type": "application/json" }, "{}")).toStrictEqual({
+      status: 403,
+      allow: null,
+      body: "{\"error\":\"denied\",\"reason\":\"origin-mismatch\"}"
+    })
+    // Only the status reads reached Hermes: nothing refused did.
+    expect(hermesHttp(fake).filter((line) => line !== HERMES_CARD)).toStrictEqual([])
 
-it("the README shows both examples exactly as they are in examples/", () => {
+    const started = yield* send("POST", `${root}/sign-in/start`, sameOrigin, "{}")
+    expect(started.status, started.body).toBe(200)
+    const { handle } = JSON.parse(started.body) as { readonly handle: string }
+    expect(handle).toMatch(/^[0-9a-f]{32}$/)
+    const withHandle = JSON.stringify({ handle })
+    expect(yield* send("POST", `${root}/sign-in/poll`, sameOrigin, withHandle)).toMatchObject({
+      status: 200,
+      body: pendingBody
+    })
+    expect(yield* send("GET", root)).toMatchObject({ status: 200, body: statusBody("pending") })
+    expect(yield* send("POST", `${root}/sign-in/cancel`, sameOrigin, withHandle)).toMatchObject({
+      status: 200,
+      body: "{\"kind\":\"sign-in\",\"state\":\"cancelled\"}"
+    })
+    expect(yield* send("POST", `${root}/sign-out`, sameOrigin, "{}")).toMatchObject({
+      status: 200,
+      body: "{\"kind\":\"sign-out\",\"state\":\"signed-out\"}"
+    })
+    expect(hermesHttp(fake).filter((line) => line !== HERMES_CARD)).toStrictEqual([
+      HERMES_START,
+      HERMES_POLL,
+      HERMES_CANCEL,
+      HERMES_SIGN_OUT
+    ])
+
+    const document = yield* send("GET", `${root}/openapi.json`)
+    expect(document.status).toBe(200)
+    expect(Object.keys((JSON.parse(document.body) as { readonly paths: object }).paths).toSorted()).toStrictEqual(
+      ["", "/openapi.json", "/sign-in/cancel", "/sign-in/poll", "/sign-in/start", "/sign-out"].map((path) =>
+        `${root}${path}`
+      )
+    )
+  })
+
+/** Where buddy is absent, every path under the root is buddy-absent, before anything else. */
+const driveAbsent = (send: Send, fake: FakeGateway, root: string) =>
+  Effect.gen(function*() {
+    for (const path of [root, `${root}/nope`, `${root}/sign-in/poll`]) {
+      expect(yield* send("GET", path)).toStrictEqual({ status: 404, allow: null, body: error("buddy-absent") })
+    }
+    expect(yield* send("POST", `${root}/sign-in/start`, sameOrigin, "{}")).toMatchObject({
+      status: 404,
+      body: error("buddy-absent")
+    })
+    expect(fake.received).toStrictEqual([])
+  })
+
+/** The port an @effect/platform example's server layer listens on, for the test's scope. */
+const listening = <E>(layer: Layer.Layer<HttpServer.HttpServer, E>) =>
+  Effect.gen(function*() {
+    const context = yield* Layer.build(layer)
+    const address = (yield* Effect.provide(HttpServer.HttpServer, context)).address
+    return address._tag === "TcpAddress" ? address.port : 0
+  })
+
+describe("the @effect/platform example: HttpRouter.all at /api/buddy", () => {
+  it.scopedLive("serves the Launchpad and buddy's routes together, GETs and same-origin POSTs", () =>
+    Effect.gen(function*() {
+      const fake = yield* makeFakeGateway()
+      const port = yield* listening(effectLaunchpad(configFor(fake.home), 0))
+      yield* drive(overHttp(port), fake, "/api/buddy")
+    }))
+
+  it.scopedLive("answers buddy-absent on every path under /api/buddy where Buddy is absent", () =>
+    Effect.gen(function*() {
+      const fake = yield* makeFakeGateway()
+      const port = yield* listening(effectLaunchpad(configFor(fake.home, "local"), 0))
+      yield* driveAbsent(overHttp(port), fake, "/api/buddy")
+    }))
+})
+
+describe("the router example: HttpRouter.mountApp", () => {
+  it.scopedLive("at /api/buddy: the router cuts the prefix and every route still answers", () =>
+    Effect.gen(function*() {
+      const fake = yield* makeFakeGateway()
+      const port = yield* listening(routerLaunchpad(configFor(fake.home), 0))
+      yield* drive(overHttp(port), fake, "/api/buddy")
+    }))
+
+  it.scopedLive("under another prefix: the routes and the document move with it", () =>
+    Effect.gen(function*() {
+      const fake = yield* makeFakeGateway()
+      const port = yield* listening(routerLaunchpad(configFor(fake.home), 0, "/launchpad/buddy"))
+      yield* drive(overHttp(port), fake, "/launchpad/buddy")
+      // C6's own path is the Launchpad's now, not buddy's: the router answers it, not the app.
+      expect((yield* overHttp(port)("GET", "/api/buddy")).status).toBe(404)
+      expect((yield* overHttp(port)("GET", "/api/buddy")).body).not.toContain("buddy")
+    }))
+
+  it.scopedLive("answers buddy-absent on every path under the prefix where Buddy is absent", () =>
+    Effect.gen(function*() {
+      const fake = yield* makeFakeGateway()
+      const port = yield* listening(routerLaunchpad(configFor(fake.home, "local"), 0))
+      yield* driveAbsent(overHttp(port), fake, "/api/buddy")
+    }))
+})
+
+describe("the plain node:http example: makeHandler", () => {
+  const serveNode = (config: BuddyConfigShape) =>
+    Effect.gen(function*() {
+      const { close, server } = yield* Effect.promise(() => nodeLaunchpad(config))
+      yield* Effect.addFinalizer(() => Effect.promise(close))
+      yield* Effect.async<void>((resume) => {
+        server.listen(0, "127.0.0.1", () => resume(Effect.void))
+      })
+      yield* Effect.addFinalizer(() => Effect.sync(() => server.close()))
+      return overHttp((server.address() as AddressInfo).port)
+    })
+
+  it.scopedLive("serves the Launchpad and buddy's routes together, GETs and same-origin POSTs", () =>
+    Effect.gen(function*() {
+      const fake = yield* makeFakeGateway()
+      yield* drive(yield* serveNode(configFor(fake.home)), fake, "/api/buddy")
+    }))
+
+  it.scopedLive("answers buddy-absent on every path under /api/buddy where Buddy is absent", () =>
+    Effect.gen(function*() {
+      const fake = yield* makeFakeGateway()
+      yield* driveAbsent(yield* serveNode(configFor(fake.home, "local")), fake, "/api/buddy")
+    }))
+})
+
+describe("the web handler", () => {
+  const webSend = (config: BuddyConfigShape) =>
+    Effect.gen(function*() {
+      const { dispose, handler } = makeBuddyWebHandler(config)
+      yield* Effect.addFinalizer(() => Effect.promise(dispose))
+      const send: Send = (method, path, headers = {}, body) =>
+        Effect.promise(async () => {
+          const response = await handler(
+            new Request(`${LAUNCHPAD}${path}`, { method, headers, ...(body === undefined ? {} : { body }) })
+          )
+          return { status: response.status, allow: response.headers.get("allow"), body: await response.text() }
+        })
+      return send
+    })
+
+  it.scopedLive("answers buddy's routes, GETs and same-origin POSTs", () =>
+    Effect.gen(function*() {
+      const fake = yield* makeFakeGateway()
+      yield* drive(yield* webSend(configFor(fake.home)), fake, "/api/buddy", false)
+    }))
+
+  it.scopedLive("answers buddy-absent on every path under /api/buddy where Buddy is absent", () =>
+    Effect.gen(function*() {
+      const fake = yield* makeFakeGateway()
+      yield* driveAbsent(yield* webSend(configFor(fake.home, "local")), fake, "/api/buddy")
+    }))
+})
+
+it("the README shows the three examples exactly as they are in examples/", () => {
   const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8")
-  for (const file of ["mount-effect.ts", "mount-node.ts"]) {
+  for (const file of ["mount-effect.ts", "mount-router.ts", "mount-node.ts"]) {
     const code = readFileSync(new URL(`../examples/${file}`, import.meta.url), "utf8")
     const body = code.split("\n").filter((line) => !line.startsWith("//")).join("\n").trim()
-    expect(readme).toContain(body)
+    expect(readme, file).toContain(body)
   }
 })

@@ -1,8 +1,9 @@
 // Every answer the app sends: JSON encoded through its Schema, with the three security headers
-// of C6 on every one of them, errors included.
+// of C6 on every one of them, errors included. Each refusal's status comes from the one table
+// (`refusals` in src/schema/routes.ts), which the OpenAPI document and the browser client read too.
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Schema } from "effect"
-import { BlockedAnswer, DeniedAnswer, ErrorAnswer, type PlainError, UnavailableAnswer } from "../schema/routes.js"
+import { BlockedAnswer, DeniedAnswer, ErrorAnswer, refusals, UnavailableAnswer } from "../schema/routes.js"
 import type { Blocked, Unavailable } from "../services/SignIn.js"
 import type { Refused } from "./refusal.js"
 
@@ -21,44 +22,41 @@ export const answer = <A, I>(
 ) =>
   Schema.encode(schema)(body).pipe(
     Effect.orDie,
-    Effect.map((encoded) =>
-      HttpServerResponse.text(JSON.stringify(encoded), {
-        status,
-        contentType: "application/json",
-        headers: { ...headers, ...securityHeaders }
-      })
-    )
+    Effect.map((encoded) => json(JSON.stringify(encoded), status, headers))
   )
 
-const plain = (status: number, error: PlainError, headers?: Record<string, string>) =>
-  answer(ErrorAnswer, status, { error }, headers)
+/** Text that is already JSON (the OpenAPI document, built once), with the security headers. */
+export const json = (text: string, status: number, headers: Record<string, string> = {}) =>
+  HttpServerResponse.text(text, {
+    status,
+    contentType: "application/json",
+    headers: { ...headers, ...securityHeaders }
+  })
 
 /** C6 checks 1–4 on the wire. */
 export const refusedAnswer = (refusal: Refused) => {
+  const { status } = refusals[refusal.reason]
   switch (refusal.reason) {
-    case "buddy-absent":
-    case "not-found":
-      return plain(404, refusal.reason)
-    case "method-not-allowed":
-      return plain(405, refusal.reason, { allow: (refusal.allow ?? []).join(", ") })
     case "origin-mismatch":
-      return answer(DeniedAnswer, 403, { error: "denied", reason: "origin-mismatch" })
-    case "invalid-content-type":
-      return plain(415, refusal.reason)
+      return answer(DeniedAnswer, status, { error: "denied", reason: refusal.reason })
+    case "method-not-allowed":
+      return answer(ErrorAnswer, status, { error: refusal.reason }, { allow: (refusal.allow ?? []).join(", ") })
     case "body-too-large":
       // The rest of the body is never read: the connection closes after this answer.
-      return plain(413, refusal.reason, { connection: "close" })
-    case "invalid-request":
-    case "invalid-handle":
-      return plain(400, refusal.reason)
+      return answer(ErrorAnswer, status, { error: refusal.reason }, { connection: "close" })
+    default:
+      return answer(ErrorAnswer, status, { error: refusal.reason })
   }
 }
 
 export const blockedAnswer = (blocked: Blocked) =>
-  answer(BlockedAnswer, 409, { kind: "blocked", reason: blocked.reason })
+  answer(BlockedAnswer, refusals[blocked.reason].status, { kind: "blocked", reason: blocked.reason })
 
 export const unavailableAnswer = (unavailable: Unavailable) =>
-  answer(UnavailableAnswer, 503, { error: "buddy-unavailable", reason: unavailable.reason })
+  answer(UnavailableAnswer, refusals["buddy-unavailable"].status, {
+    error: "buddy-unavailable",
+    reason: unavailable.reason
+  })
 
 /** Anything unforeseen: never a stack or a message. */
-export const failedAnswer = plain(500, "operation-failed")
+export const failedAnswer = answer(ErrorAnswer, refusals["operation-failed"].status, { error: "operation-failed" })

@@ -1,67 +1,132 @@
-// The OpenAPI 3.1 document of our routes, generated from the same route table the app dispatches
-// from and from the answer Schemas, so it lists exactly the routes that exist and their wire.
-import { JSONSchema, type Schema } from "effect"
-import { EmptyBody, HandleBody } from "../schema/routes.js"
-import { BlockedAnswer, DeniedAnswer, ErrorAnswer, UnavailableAnswer } from "../schema/routes.js"
-import type { Route } from "./routes.js"
-
-const descriptions: Record<number, string> = {
-  200: "done",
-  400: "invalid-request or invalid-handle",
-  403: "denied: origin-mismatch (POST from anywhere but the Launchpad's own page)",
-  404: "buddy-absent or not-found",
-  405: "method-not-allowed (see Allow)",
-  409: "blocked: hermes-outdated, sign-in-running or sign-in-unknown",
-  413: "body-too-large (16 KiB)",
-  415: "invalid-content-type (application/json only)",
-  500: "operation-failed",
-  503: "buddy-unavailable with the gateway's closed reason"
-}
-
-/** The schema of each refusal status. */
-const refusalSchemas: Record<number, Schema.Schema.Any> = {
-  400: ErrorAnswer,
-  403: DeniedAnswer,
-  404: ErrorAnswer,
-  405: ErrorAnswer,
-  409: BlockedAnswer,
-  413: ErrorAnswer,
-  415: ErrorAnswer,
-  500: ErrorAnswer,
-  503: UnavailableAnswer
-}
+// The OpenAPI 3.1 document of our routes, derived from the one table (src/schema/routes.ts): the
+// operations, their bodies and answers, and each refusal's status, so it lists exactly the routes
+// that exist and exactly the answers each can give. Built once per root and kept as its bytes.
+import { JSONSchema, Schema } from "effect"
+import {
+  apiRoot,
+  BlockedAnswer,
+  DeniedAnswer,
+  EmptyBody,
+  ErrorAnswer,
+  HandleBody,
+  type Operation,
+  operations,
+  type RefusalBody,
+  type RefusalName,
+  refusals,
+  refusalsOf,
+  UnavailableAnswer
+} from "../schema/routes.js"
+import { buddyVersion } from "../version.js"
 
 type Json = JSONSchema.JsonSchema7
 
-export const openApiDocument = (routes: ReadonlyArray<Route>, version: string) => {
+/**
+ * The body of these refusals, narrowed to them: `{error}` with exactly their names, `{kind:"blocked"}`
+ * with exactly their reasons; denied and unavailable have one shape each.
+ */
+const bodyOf = (kind: RefusalBody, names: ReadonlyArray<RefusalName>): Schema.Schema.Any => {
+  switch (kind) {
+    case "error":
+      return Schema.Struct({ error: Schema.Literal(...names) })
+    case "blocked":
+      return Schema.Struct({ kind: BlockedAnswer.fields.kind, reason: Schema.Literal(...names) })
+    case "denied":
+      return DeniedAnswer
+    case "unavailable":
+      return UnavailableAnswer
+  }
+}
+
+/** The two request headers the same-origin rule (C6 check 3) reads; a browser sends both itself. */
+const sameOriginHeaders = [
+  {
+    name: "Origin",
+    in: "header",
+    required: true,
+    description: "exactly the Launchpad's own origin (never Buddy's)",
+    schema: { type: "string" }
+  },
+  {
+    name: "Sec-Fetch-Site",
+    in: "header",
+    required: true,
+    description: "what the browser says of the request's initiator",
+    schema: { type: "string", enum: ["same-origin"] }
+  }
+] as const
+
+const make = (root: string) => {
   const definitions: Record<string, Json> = {}
   const schemaOf = (schema: Schema.Schema.Any): Json =>
     JSONSchema.fromAST(schema.ast, { definitions, definitionPath: "#/components/schemas/", target: "openApi3.1" })
   const content = (schema: Schema.Schema.Any) => ({ "application/json": { schema: schemaOf(schema) } })
-  const operation = (route: Route) => ({
-    operationId: route.operationId,
-    summary: route.summary,
-    ...(route.body === "none"
-      ? {}
-      : { requestBody: { required: true, content: content(route.body === "empty" ? EmptyBody : HandleBody) } }),
-    responses: Object.fromEntries(
-      [200, ...route.refusals, 404, 405, 500].map((status) => [
+
+  /** Each status the operation can answer with, its refusals grouped under it. */
+  const refusalResponses = (operation: Operation) => {
+    const byStatus = new Map<number, Array<RefusalName>>()
+    for (const name of refusalsOf(operation)) {
+      const status = refusals[name].status
+      byStatus.set(status, [...(byStatus.get(status) ?? []), name])
+    }
+    return [...byStatus.entries()].map(([status, names]) => {
+      const kinds = [...new Set(names.map((name) => refusals[name].body))]
+      const bodies = kinds.map((kind) => bodyOf(kind, names.filter((name) => refusals[name].body === kind)))
+      return [
         String(status),
         {
-          description: descriptions[status] ?? "",
-          content: content(status === 200 ? route.success : refusalSchemas[status] ?? ErrorAnswer)
+          description: names.map((name) => `${name}: ${refusals[name].description}`).join("; "),
+          content: content(bodies.length === 1 ? bodies[0]! : Schema.Union(...bodies))
         }
-      ])
+      ] as const
+    })
+  }
+
+  const operationOf = (operation: Operation) => ({
+    operationId: operation.operationId,
+    summary: operation.summary,
+    ...(operation.method === "POST" ? { parameters: sameOriginHeaders } : {}),
+    ...(operation.body === "none"
+      ? {}
+      : { requestBody: { required: true, content: content(operation.body === "empty" ? EmptyBody : HandleBody) } }),
+    responses: Object.fromEntries(
+      [["200", { description: "done", content: content(operation.success) }] as const, ...refusalResponses(operation)]
+        .toSorted(([a], [b]) => Number(a) - Number(b))
     )
   })
-  const paths: Record<string, Record<string, ReturnType<typeof operation>>> = {}
-  for (const route of routes) {
-    paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: operation(route) }
+
+  const paths: Record<string, Record<string, ReturnType<typeof operationOf>>> = {}
+  for (const operation of Object.values(operations)) {
+    const path = `${root}${operation.path}`
+    paths[path] = { ...paths[path], [operation.method.toLowerCase()]: operationOf(operation) }
   }
+  const notFound = refusals["not-found"].status
+  const notAllowed = refusals["method-not-allowed"].status
   return {
     openapi: "3.1.0",
-    info: { title: "buddy", version, description: "Buddy's ChatGPT sign-in, state and sign-out, for the Launchpad" },
+    info: {
+      title: "buddy",
+      version: buddyVersion,
+      description: "Buddy's ChatGPT sign-in, state and sign-out, for the Launchpad. Any other path under " +
+        `${root} answers ${notFound} ${JSON.stringify(Schema.encodeSync(ErrorAnswer)({ error: "not-found" }))}; ` +
+        `another method on a path answers ${notAllowed} ` +
+        `${JSON.stringify(Schema.encodeSync(ErrorAnswer)({ error: "method-not-allowed" }))} with Allow.`
+    },
     paths,
     components: { schemas: definitions }
   }
 }
+
+const built = new Map<string, string>()
+
+/** The document's bytes for the app served under `root`, made on the first ask for that root. */
+export const openApiJson = (root: string = apiRoot): string => {
+  const known = built.get(root)
+  if (known !== undefined) return known
+  const text = JSON.stringify(make(root))
+  built.set(root, text)
+  return text
+}
+
+/** The OpenAPI document of the app served under `root` (C6's `/api/buddy` unless mounted elsewhere). */
+export const openApiDocument = (root: string = apiRoot): unknown => JSON.parse(openApiJson(root))

@@ -1,7 +1,8 @@
-// The five routes of C6 as one table: path, method, what the body must be, what each answers.
-// The app dispatches from it and the OpenAPI document is generated from it, so the two cannot
-// disagree about which routes exist.
-import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+// The routes of C6: each operation of the one table (src/schema/routes.ts: path, method, body,
+// answers) with the work it does once admitted. The app dispatches from this list and the OpenAPI
+// document is generated from the same operations, so the two cannot disagree about what exists.
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Either, Schema } from "effect"
 import {
   BuddyAnswer,
@@ -9,6 +10,8 @@ import {
   EmptyBody,
   Handle,
   HandleBody,
+  type Operation,
+  operations,
   PollAnswer,
   SignOutAnswer,
   StartAnswer
@@ -16,45 +19,25 @@ import {
 import { BuddyConfig } from "../services/BuddyConfig.js"
 import { type Refusal, SignIn } from "../services/SignIn.js"
 import { Status } from "../services/Status.js"
-import { buddyVersion } from "../version.js"
-import { answer, securityHeaders } from "./answer.js"
+import { answer, json } from "./answer.js"
 import { decodeBody, readBody } from "./body.js"
-import { openApiDocument } from "./openapi.js"
-import { refused } from "./refusal.js"
+import { openApiJson } from "./openapi.js"
+import { type Refused, refused } from "./refusal.js"
 
-/** What a route receives after checks 1–4: its handle, for the routes that take one. */
-type Input = { readonly handle: string }
+/** What a route's work answers, from the services it asks. */
+type Work = Effect.Effect<HttpServerResponse.HttpServerResponse, Refusal, SignIn | Status | BuddyConfig>
 
-/** A route's work once admitted: the only place the app asks SignIn or Status. */
-type Run = (
-  input: Input
-) => Effect.Effect<HttpServerResponse.HttpServerResponse, Refusal, SignIn | Status | BuddyConfig>
-
-export interface Route {
-  readonly path: string
-  readonly method: "GET" | "POST"
-  readonly operationId: string
-  readonly summary: string
-  /** The body it takes, if any. */
-  readonly body: "none" | "empty" | "handle"
-  /** Its success answer, for the OpenAPI document. */
-  readonly success: Schema.Schema.Any
-  /** The refusals it can answer besides 404/405/500. */
-  readonly refusals: ReadonlyArray<number>
-  readonly run: Run
-}
-
-const postRefusals = [400, 403, 409, 413, 415, 503]
+/**
+ * A route: its operation and its work. The work of a route that takes a handle receives it; the
+ * others have no parameters and receive the root the app is served under (the document names it).
+ */
+export type Route =
+  | Operation & { readonly body: "none" | "empty"; readonly run: (root: string) => Work }
+  | Operation & { readonly body: "handle"; readonly run: (handle: string) => Work }
 
 export const routes: ReadonlyArray<Route> = [
   {
-    path: "/api/buddy",
-    method: "GET",
-    operationId: "status",
-    summary: "Buddy's state (works, waits or unknown) and whether a sign-in is held",
-    body: "none",
-    success: BuddyAnswer,
-    refusals: [],
+    ...operations.status,
     run: () =>
       Effect.gen(function*() {
         const config = yield* BuddyConfig
@@ -69,13 +52,7 @@ export const routes: ReadonlyArray<Route> = [
       })
   },
   {
-    path: "/api/buddy/sign-in/start",
-    method: "POST",
-    operationId: "startSignIn",
-    summary: "Start Buddy's ChatGPT sign-in: the holder gets a handle, the code and OpenAI's page",
-    body: "empty",
-    success: StartAnswer,
-    refusals: postRefusals,
+    ...operations.startSignIn,
     run: () =>
       Effect.flatMap(SignIn, (signIn) => signIn.start).pipe(
         Effect.flatMap(({ code, handle, page }) =>
@@ -84,52 +61,26 @@ export const routes: ReadonlyArray<Route> = [
       )
   },
   {
-    path: "/api/buddy/sign-in/poll",
-    method: "POST",
-    operationId: "pollSignIn",
-    summary: "The held sign-in's state, for its holder",
-    body: "handle",
-    success: PollAnswer,
-    refusals: postRefusals,
-    run: ({ handle }) =>
+    ...operations.pollSignIn,
+    run: (handle) =>
       Effect.flatMap(SignIn, (signIn) => signIn.poll(handle)).pipe(
         Effect.flatMap((view) => answer(PollAnswer, 200, { kind: "sign-in", ...view }))
       )
   },
   {
-    path: "/api/buddy/sign-in/cancel",
-    method: "POST",
-    operationId: "cancelSignIn",
-    summary: "Cancel the held sign-in on Hermes, for its holder",
-    body: "handle",
-    success: CancelAnswer,
-    refusals: postRefusals,
-    run: ({ handle }) =>
+    ...operations.cancelSignIn,
+    run: (handle) =>
       Effect.flatMap(SignIn, (signIn) => signIn.cancel(handle)).pipe(
         Effect.flatMap((cancelled) => answer(CancelAnswer, 200, { kind: "sign-in", ...cancelled }))
       )
   },
   {
-    path: "/api/buddy/openapi.json",
-    method: "GET",
-    operationId: "openApi",
-    summary: "This document",
-    body: "none",
-    success: Schema.Object,
-    refusals: [],
-    run: () =>
-      Effect.sync(() =>
-        HttpServerResponse.unsafeJson(openApiDocument(routes, buddyVersion), { headers: securityHeaders })
-      )
+    ...operations.openApi,
+    // Built once per root (a Launchpad mounts the app under one), then the same bytes every time.
+    run: (root) => Effect.sync(() => json(openApiJson(root), 200))
   },
   {
-    path: "/api/buddy/sign-out",
-    method: "POST",
-    operationId: "signOut",
-    summary: "Sign Buddy out of ChatGPT (a held sign-in is cancelled first)",
-    body: "empty",
-    success: SignOutAnswer,
-    refusals: postRefusals,
+    ...operations.signOut,
     run: () =>
       Effect.flatMap(SignIn, (signIn) => signIn.signOut).pipe(
         Effect.flatMap((signedOut) => answer(SignOutAnswer, 200, { kind: "sign-out", ...signedOut }))
@@ -137,17 +88,35 @@ export const routes: ReadonlyArray<Route> = [
   }
 ]
 
-/** Check 4's body part: read within the limit, decode strictly, then the handle's own shape. */
-export const inputOf = (route: Route) =>
-  Effect.gen(function*() {
-    if (route.body === "none") return { handle: "" }
-    const { limits } = yield* BuddyConfig
-    const bytes = yield* readBody(limits.requestBody)
-    if (route.body === "empty") {
-      yield* decodeBody(EmptyBody, bytes)
-      return { handle: "" }
-    }
-    const { handle } = yield* decodeBody(HandleBody, bytes)
-    if (Either.isLeft(Schema.decodeUnknownEither(Handle)(handle))) return yield* Effect.fail(refused("invalid-handle"))
-    return { handle }
-  })
+/** Check 4 for `{}`: read within the limit, decode strictly; there is nothing in it to keep. */
+const emptyBody = Effect.flatMap(
+  BuddyConfig,
+  ({ limits }) => Effect.flatMap(readBody(limits.requestBody), (bytes) => decodeBody(EmptyBody, bytes))
+)
+
+/** Check 4 for `{handle}`: read within the limit, decode strictly, then the handle's own shape. */
+const handleBody = Effect.gen(function*() {
+  const { limits } = yield* BuddyConfig
+  const { handle } = yield* decodeBody(HandleBody, yield* readBody(limits.requestBody))
+  if (Either.isLeft(Schema.decodeUnknownEither(Handle)(handle))) return yield* Effect.fail(refused("invalid-handle"))
+  return handle
+})
+
+/** A route's parameters as check 4 decodes them: `{handle}`, or `{}` for a route that takes none. */
+export type Input = typeof EmptyBody.Type | { readonly handle: string }
+
+/** Check 4's body part, as the app runs it: the decoded body (a GET reads none and has no parameters). */
+export const inputOf = (
+  route: Route
+): Effect.Effect<Input, Refused, BuddyConfig | HttpServerRequest.HttpServerRequest> =>
+  route.body === "handle"
+    ? Effect.map(handleBody, (handle) => ({ handle }))
+    : route.body === "empty"
+    ? emptyBody
+    : Effect.succeed({})
+
+/** Check 4's body part, then the route's work with what it takes. */
+export const respond = (route: Route, root: string) =>
+  route.body === "handle"
+    ? Effect.flatMap(handleBody, route.run)
+    : Effect.zipRight(route.body === "empty" ? emptyBody : Effect.void, route.run(root))

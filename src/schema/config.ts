@@ -1,5 +1,5 @@
 // BuddyConfig's file form (C6 "Config"): what `buddy serve --config FILE` reads, strictly.
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 export const Environment = Schema.Literal(
   "hosted-personal",

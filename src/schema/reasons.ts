@@ -1,6 +1,6 @@
 // The closed reasons of contract C7 and the closed states of C4/C5: contracts for automation,
 // never renamed, never translated, never carrying Hermes's own text.
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /** Why the gateway could not be used (C7 gateway reasons). */
 export const GatewayReason = Schema.Literal(

@@ -1,6 +1,9 @@
-// The wire of our own routes (C6): request bodies, exact and strict, and every answer body, so
-// each byte we send is encoded through a Schema and the OpenAPI document is derived from them.
-import { Schema } from "effect"
+// The wire of our own routes (C6), and the one table of what each answers. Request bodies, exact
+// and strict, every answer body, the operations (path, method, body, success) and every refusal
+// with its status: the app answers from this file, the OpenAPI document is derived from it, and the
+// browser client (`buddy/client`) decodes by it. Only `effect` is imported here, so the client can
+// bundle it for a browser (docs/decisions.md D20).
+import * as Schema from "effect/Schema"
 import { Locale } from "./config.js"
 import { BlockedReason, BuddyState, GatewayReason, SignInState } from "./reasons.js"
 
@@ -36,6 +39,7 @@ export const StartAnswer = Schema.Struct({
   code: Schema.String,
   page: Schema.String
 }).annotations({ identifier: "SignInStarted" })
+export type StartAnswer = typeof StartAnswer.Type
 
 /** A poll's answer: the code and page only while pending. */
 export const PollAnswer = Schema.Union(
@@ -50,31 +54,37 @@ export const PollAnswer = Schema.Union(
     state: SignInState.pipe(Schema.pickLiteral("signed-in", "expired", "refused", "lost", "failed", "cancelled"))
   })
 ).annotations({ identifier: "SignInState" })
+export type PollAnswer = typeof PollAnswer.Type
 
 export const CancelAnswer = Schema.Struct({
   kind: Schema.Literal("sign-in"),
   state: Schema.Literal("cancelled")
 }).annotations({ identifier: "SignInCancelled" })
+export type CancelAnswer = typeof CancelAnswer.Type
 
 export const SignOutAnswer = Schema.Struct({
   kind: Schema.Literal("sign-out"),
   state: Schema.Literal("signed-out")
 }).annotations({ identifier: "SignedOut" })
+export type SignOutAnswer = typeof SignOutAnswer.Type
 
 export const BlockedAnswer = Schema.Struct({
   kind: Schema.Literal("blocked"),
   reason: BlockedReason
 }).annotations({ identifier: "Blocked" })
+export type BlockedAnswer = typeof BlockedAnswer.Type
 
 export const UnavailableAnswer = Schema.Struct({
   error: Schema.Literal("buddy-unavailable"),
   reason: GatewayReason
 }).annotations({ identifier: "Unavailable" })
+export type UnavailableAnswer = typeof UnavailableAnswer.Type
 
 export const DeniedAnswer = Schema.Struct({
   error: Schema.Literal("denied"),
   reason: Schema.Literal("origin-mismatch")
 }).annotations({ identifier: "Denied" })
+export type DeniedAnswer = typeof DeniedAnswer.Type
 
 /** The plain errors of C6 that carry no reason. */
 export const PlainError = Schema.Literal(
@@ -90,3 +100,150 @@ export const PlainError = Schema.Literal(
 export type PlainError = typeof PlainError.Type
 
 export const ErrorAnswer = Schema.Struct({ error: PlainError }).annotations({ identifier: "Error" })
+export type ErrorAnswer = typeof ErrorAnswer.Type
+
+/** `GET /api/buddy/openapi.json`: an OpenAPI 3.1 document (the app's own, src/http/openapi.ts). */
+export const OpenApiAnswer = Schema.Struct(
+  { openapi: Schema.Literal("3.1.0") },
+  Schema.Record({ key: Schema.String, value: Schema.Unknown })
+).annotations({ identifier: "OpenApiDocument" })
+
+/** How a refusal's body is shaped: `{error}`, `{error:"denied",reason}`, `{kind:"blocked",reason}`, `{error:"buddy-unavailable",reason}`. */
+export type RefusalBody = "error" | "denied" | "blocked" | "unavailable"
+
+interface Entry<B extends RefusalBody> {
+  readonly status: number
+  readonly body: B
+  readonly description: string
+}
+
+const entry = <B extends RefusalBody>(status: number, body: B, description: string): Entry<B> => ({
+  status,
+  body,
+  description
+})
+
+/**
+ * Every refusal the app answers, by its closed name, with its status: the one table of statuses.
+ * Its type demands exactly the plain errors, the blocked reasons, `origin-mismatch` and
+ * `buddy-unavailable`, each with the body its Schema above gives it.
+ */
+export const refusals:
+  & { readonly [K in PlainError]: Entry<"error"> }
+  & { readonly [K in BlockedReason]: Entry<"blocked"> }
+  & { readonly "origin-mismatch": Entry<"denied">; readonly "buddy-unavailable": Entry<"unavailable"> } = {
+    "buddy-absent": entry(
+      404,
+      "error",
+      "no Buddy here: no Buddy origin recorded, or not a hosted personal environment"
+    ),
+    "not-found": entry(404, "error", "no such path under the root"),
+    "method-not-allowed": entry(405, "error", "the path exists, not with this method (see Allow)"),
+    "origin-mismatch": entry(403, "denied", "a POST from anywhere but the Launchpad's own page"),
+    "invalid-content-type": entry(415, "error", "Content-Type is not application/json"),
+    "body-too-large": entry(413, "error", "the body is over 16 KiB, declared or streamed"),
+    "invalid-request": entry(400, "error", "the body is not strict UTF-8 JSON with exactly the listed keys"),
+    "invalid-handle": entry(400, "error", "the handle is not 32 lowercase hex characters"),
+    "hermes-outdated": entry(409, "blocked", "Hermes lacks the cancellation contract: nothing changed"),
+    "sign-in-running": entry(409, "blocked", "a held sign-in could not be ended: nothing changed"),
+    "sign-in-unknown": entry(409, "blocked", "the handle is not the current holder's"),
+    "buddy-unavailable": entry(503, "unavailable", "the gateway could not be reached or failed (C7 reason)"),
+    "operation-failed": entry(500, "error", "anything unforeseen")
+  }
+export type RefusalName = keyof typeof refusals
+
+/** The refusals of the route table itself, answered for paths and methods no operation has. */
+export const pathRefusals: ReadonlyArray<RefusalName> = ["not-found", "method-not-allowed"]
+
+/** Where C6 puts the routes; a router that mounts the app under another prefix moves them (D20). */
+export const apiRoot = "/api/buddy"
+
+/** One operation of C6: where it is under the root, how it is asked, what it answers. */
+export interface Operation {
+  readonly operationId: string
+  /** Under the root: `""` is the root itself. */
+  readonly path: string
+  readonly method: "GET" | "POST"
+  readonly summary: string
+  /** The body it takes: none (GET), exactly `{}`, or exactly `{handle}`. */
+  readonly body: "none" | "empty" | "handle"
+  readonly success: Schema.Schema.AnyNoContext
+  /** Its own refusals, besides those its method and body bring (`refusalsOf`). */
+  readonly refuses: ReadonlyArray<BlockedReason | "buddy-unavailable">
+}
+
+/** The blocked reasons SignIn gives each operation (C4.2, C4.5, C4.8; src/services/SignIn.ts). */
+const replacing = ["hermes-outdated", "sign-in-running", "buddy-unavailable"] as const
+const holding = ["hermes-outdated", "sign-in-running", "sign-in-unknown", "buddy-unavailable"] as const
+
+export const operations = {
+  status: {
+    operationId: "status",
+    path: "",
+    method: "GET",
+    summary: "Buddy's state (works, waits or unknown) and whether a sign-in is held",
+    body: "none",
+    success: BuddyAnswer,
+    // Status never fails: an unreachable gateway is `unknown` with its reason (C5).
+    refuses: []
+  },
+  openApi: {
+    operationId: "openApi",
+    path: "/openapi.json",
+    method: "GET",
+    summary: "This document",
+    body: "none",
+    success: OpenApiAnswer,
+    refuses: []
+  },
+  startSignIn: {
+    operationId: "startSignIn",
+    path: "/sign-in/start",
+    method: "POST",
+    summary: "Start Buddy's ChatGPT sign-in: the holder gets a handle, the code and OpenAI's page",
+    body: "empty",
+    success: StartAnswer,
+    refuses: replacing
+  },
+  pollSignIn: {
+    operationId: "pollSignIn",
+    path: "/sign-in/poll",
+    method: "POST",
+    summary: "The held sign-in's state, for its holder",
+    body: "handle",
+    success: PollAnswer,
+    refuses: holding
+  },
+  cancelSignIn: {
+    operationId: "cancelSignIn",
+    path: "/sign-in/cancel",
+    method: "POST",
+    summary: "Cancel the held sign-in on Hermes, for its holder",
+    body: "handle",
+    success: CancelAnswer,
+    refuses: holding
+  },
+  signOut: {
+    operationId: "signOut",
+    path: "/sign-out",
+    method: "POST",
+    summary: "Sign Buddy out of ChatGPT (a held sign-in is cancelled first)",
+    body: "empty",
+    success: SignOutAnswer,
+    refuses: replacing
+  }
+} as const satisfies Record<string, Operation>
+
+/**
+ * Everything an operation can be refused with, in C6's order: Buddy absent (check 1), the
+ * same-origin rule for a POST (3), the body's checks for a route that takes one (4), its own
+ * refusals (5), and the unforeseen (6). The app runs exactly these checks from the same fields.
+ */
+export const refusalsOf = (operation: Pick<Operation, "method" | "body" | "refuses">): ReadonlyArray<RefusalName> => [
+  "buddy-absent",
+  ...(operation.method === "POST" ? ["origin-mismatch" as const] : []),
+  ...(operation.body === "none" ? [] : ["invalid-content-type", "body-too-large", "invalid-request"] as const),
+  ...(operation.body === "handle" ? ["invalid-handle" as const] : []),
+  ...operation.refuses,
+  "operation-failed"
+]

@@ -8,6 +8,9 @@
 // - Buddy's own origin, http://127.0.0.1:C, as configured (same-site, never admitted).
 // The Launchpad page's fetch POSTs succeed; the others' form posts and fetches (no-cors, and
 // cors with a JSON body) are refused before Hermes is asked: the fake gateway receives nothing.
+// Last, buddy/client in a page of the README's node:http example (D20): bundled by esbuild for the
+// browser, it starts, polls and cancels with only what Chromium itself sends.
+import { build } from "esbuild"
 import { type ChildProcess, spawn } from "node:child_process"
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import * as http from "node:http"
@@ -16,7 +19,10 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { type Browser, chromium, type Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { launchpad as nodeLaunchpad } from "../../examples/mount-node.js"
 import { type FakeGatewayHandle, startFakeGateway } from "../../fixtures/fake-gateway.js"
+import type { makeBuddyClient } from "../../src/client/index.js"
+import { BuddyConfig } from "../../src/services/BuddyConfig.js"
 
 const chromiumPath = "/usr/bin/chromium"
 const hasChromium = existsSync(chromiumPath)
@@ -468,5 +474,118 @@ describe.skipIf(!hasChromium)("the same-origin rule in Chromium (C6)", () => {
       "buddy-sign-in cancel",
       "buddy-sign-in sign-out"
     ])
+  }, 20_000)
+})
+
+/** A free port on 127.0.0.1, so the Launchpad's origin is known before its server is made. */
+const freePort = async () => {
+  const probe = http.createServer()
+  const port = await listen(probe)
+  await close(probe)
+  return port
+}
+
+describe.skipIf(!hasChromium)("buddy/client in a page of the Launchpad example (D20)", () => {
+  let fake: FakeGatewayHandle | undefined
+  let browser: Browser | undefined
+  let server: http.Server | undefined
+  let closeLaunchpad: (() => Promise<void>) | undefined
+  let origin = ""
+  let bundleSize = 0
+
+  beforeAll(async () => {
+    fake = await startFakeGateway()
+    // The client as a front end bundles it: for the browser, minified, exposed as a global.
+    const bundled = await build({
+      absWorkingDir: root,
+      entryPoints: ["src/client/index.ts"],
+      bundle: true,
+      minify: true,
+      format: "iife",
+      globalName: "BuddyClient",
+      platform: "browser",
+      write: false,
+      logLevel: "silent"
+    })
+    const script = bundled.outputFiles[0]?.text ?? ""
+    bundleSize = script.length
+    const port = await freePort()
+    origin = `http://127.0.0.1:${port}`
+    const launchpad = await nodeLaunchpad(
+      BuddyConfig.make({
+        hermesHome: fake.home,
+        launchpadOrigin: origin,
+        buddyOrigin: "http://buddy.invalid",
+        environment: "hosted-personal",
+        locale: "en"
+      })
+    )
+    server = launchpad.server
+    closeLaunchpad = launchpad.close
+    // The example answers everything; its page and the client's bundle are served in front of it.
+    const example = server.listeners("request")[0] as http.RequestListener
+    server.removeAllListeners("request")
+    server.on("request", (request: http.IncomingMessage, response: http.ServerResponse) => {
+      if (request.url === "/page.html") {
+        response.writeHead(200, { "content-type": "text/html; charset=utf-8" })
+        return response.end(page("Launchpad", "<script src=\"/buddy-client.js\"></script>"))
+      }
+      if (request.url === "/buddy-client.js") {
+        response.writeHead(200, { "content-type": "text/javascript; charset=utf-8" })
+        return response.end(script)
+      }
+      return example(request, response)
+    })
+    await new Promise<void>((resolve) => server?.listen(port, "127.0.0.1", resolve))
+    browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs, timeout: 20_000 })
+  }, 45_000)
+
+  afterAll(async () => {
+    await browser?.close()
+    if (server !== undefined) await close(server)
+    await closeLaunchpad?.()
+    await fake?.close()
+  }, 20_000)
+
+  it("starts, polls and cancels with only the headers Chromium sends; Hermes sees start, poll and cancel", async () => {
+    if (browser === undefined || fake === undefined) throw new Error("not set up")
+    expect(bundleSize).toBeGreaterThan(0)
+    const launchpad = await browser.newPage()
+    await launchpad.goto(`${origin}/page.html`)
+    fake.clearReceived()
+    const results = await launchpad.evaluate(async () => {
+      const { BuddyClient } = globalThis as unknown as {
+        readonly BuddyClient: { readonly makeBuddyClient: typeof makeBuddyClient }
+      }
+      const client = BuddyClient.makeBuddyClient({ pollInterval: 50 })
+      const status = await client.status()
+      const started = await client.start()
+      const handle = started.kind === "sign-in" ? started.handle : ""
+      const polled = await client.poll(handle)
+      const cancelled = await client.cancel(handle)
+      const held = await client.hold(handle)
+      return { status, started, polled, cancelled, held }
+    })
+    expect(results.status).toStrictEqual({ kind: "buddy", state: "waits", signIn: { state: "none" }, locale: "en" })
+    expect(results.started).toMatchObject({
+      kind: "sign-in",
+      state: "pending",
+      code: "ABCD-EFGHK",
+      page: "https://auth.openai.com/codex/device"
+    })
+    expect(results.polled).toMatchObject({ kind: "sign-in", state: "pending" })
+    expect(results.cancelled).toStrictEqual({ kind: "sign-in", state: "cancelled" })
+    expect(results.held).toStrictEqual({ kind: "sign-in", state: "cancelled" })
+    const asked = fake.received.flatMap((entry) =>
+      entry.channel === "http" ? [`${entry.method} ${entry.path.replace(/\/(poll|sessions)\/[^/]+$/, "/$1/<id>")}`] : []
+    )
+    expect(asked).toStrictEqual([
+      "GET /api/providers/oauth",
+      "POST /api/providers/oauth/openai-codex/start",
+      "GET /api/providers/oauth/openai-codex/poll/<id>",
+      "DELETE /api/providers/oauth/sessions/<id>"
+    ])
+    expect(fake.sessions().map((session) => session.cancelled)).toStrictEqual([true])
+    await launchpad.close()
   }, 20_000)
 })

@@ -1,0 +1,170 @@
+// buddy/client: the Launchpad's front end talking to buddy's routes (C6) from its own page. Built
+// from the same table and Schemas the app answers from (src/schema/routes.ts), it decodes every
+// answer into a closed result and never throws on one. It relies on what a browser sends by itself
+// on a same-origin fetch (Origin, Sec-Fetch-Site, the Launchpad's cookie): it never sets those.
+// Browser-safe: it imports only `effect`, never Node (docs/decisions.md D20).
+import { apiRoot, type Operation, operations } from "../schema/routes.js"
+import type { BuddyAnswer, CancelAnswer, PollAnswer, SignOutAnswer, StartAnswer } from "../schema/routes.js"
+import { decodeAnswer, type Refusal, type Result, type Trouble } from "./decode.js"
+
+export type { BlockedReason, BuddyState, GatewayReason, SignInState } from "../schema/reasons.js"
+export type { BuddyAnswer, CancelAnswer, PlainError, PollAnswer, SignOutAnswer, StartAnswer } from "../schema/routes.js"
+export type { Refusal, Result, Trouble }
+
+export type StatusResult = Result<BuddyAnswer>
+export type StartResult = Result<StartAnswer>
+export type PollResult = Result<PollAnswer>
+export type CancelResult = Result<CancelAnswer>
+export type SignOutResult = Result<SignOutAnswer>
+/** `hold` was stopped by its signal before the sign-in ended: nothing was cancelled. */
+export type Stopped = { readonly kind: "stopped" }
+
+/** What the client asks of `fetch`; the browser's own `fetch` (and Node's) is one. */
+export interface FetchInit {
+  readonly method: "GET" | "POST"
+  readonly credentials: "same-origin"
+  readonly headers: Readonly<Record<string, string>>
+  readonly body?: string
+  readonly redirect: "manual"
+  readonly cache: "no-store"
+}
+export interface FetchResponse {
+  readonly status: number
+  text(): Promise<string>
+}
+export type Fetch = (url: string, init: FetchInit) => Promise<FetchResponse>
+
+/** An `AbortSignal`, as much of it as `hold` uses. */
+export interface StopSignal {
+  readonly aborted: boolean
+  addEventListener(type: "abort", listener: () => void): void
+  removeEventListener(type: "abort", listener: () => void): void
+}
+
+/**
+ * Hermes's `poll_interval` for Codex's device login, in milliseconds. C6's start answer does not
+ * carry Hermes's interval, so `hold` polls at this one unless told otherwise (D20).
+ */
+export const defaultPollInterval = 5_000
+
+export interface BuddyClientOptions {
+  /** Where the app is mounted, without a trailing slash: C6's `/api/buddy` unless the Launchpad moved it. */
+  readonly root?: string
+  /** The page's own `fetch` unless given (tests give Node's, with the headers a browser would add). */
+  readonly fetch?: Fetch
+  /** Milliseconds between `hold`'s polls. */
+  readonly pollInterval?: number
+}
+
+export interface HoldOptions {
+  /** Called with each poll's result that differs from the one before (the first included). */
+  readonly onChange?: (result: PollResult) => void
+  /** Stops holding (between polls); it cancels nothing: `cancel` does. */
+  readonly signal?: StopSignal
+  /** Milliseconds between polls, for this hold. */
+  readonly interval?: number
+}
+
+export interface BuddyClient {
+  /** `GET /api/buddy`: Buddy's state and whether a sign-in is held. */
+  readonly status: () => Promise<StatusResult>
+  /** Starts the sign-in; the page holding it gets the handle, the code and OpenAI's page. */
+  readonly start: () => Promise<StartResult>
+  readonly poll: (handle: string) => Promise<PollResult>
+  readonly cancel: (handle: string) => Promise<CancelResult>
+  readonly signOut: () => Promise<SignOutResult>
+  /**
+   * Polls every interval until Hermes ends the sign-in (any state but pending) or nothing is left
+   * to hold (the handle is not the holder's, the request itself is refused); a gateway that does
+   * not answer, a failed request or an unknown answer only waits for the next poll, as the CLI does.
+   */
+  readonly hold: (handle: string, options?: HoldOptions) => Promise<PollResult | Stopped>
+}
+
+/** Whether holding ends with this result: an ending, or a refusal no later poll can undo. */
+const settles = (result: PollResult): boolean => {
+  switch (result.kind) {
+    case "sign-in":
+      return result.state !== "pending"
+    case "blocked":
+      return result.reason === "sign-in-unknown"
+    case "denied":
+      return true
+    case "error":
+      return result.error !== "operation-failed"
+    default:
+      return false
+  }
+}
+
+/** Resolves `true` after `ms`, or `false` as soon as `signal` stops it. */
+const sleep = (ms: number, signal: StopSignal | undefined) =>
+  new Promise<boolean>((resolve) => {
+    if (signal?.aborted === true) return resolve(false)
+    const stop = () => {
+      clearTimeout(timer)
+      resolve(false)
+    }
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", stop)
+      resolve(true)
+    }, ms)
+    signal?.addEventListener("abort", stop)
+  })
+
+const networkFailed: Trouble = { kind: "network-failed" }
+
+export const makeBuddyClient = (options: BuddyClientOptions = {}): BuddyClient => {
+  const root = options.root ?? apiRoot
+  // Called as a plain function: a browser's `fetch` refuses to run with another `this`.
+  const fetch: Fetch = options.fetch ?? ((url, init) => globalThis.fetch(url, init))
+  const pollInterval = options.pollInterval ?? defaultPollInterval
+
+  const ask = <O extends Operation>(
+    operation: O,
+    body?: { readonly handle: string }
+  ): Promise<Result<O["success"]["Type"]>> => {
+    const init: FetchInit = operation.method === "GET"
+      ? { method: "GET", credentials: "same-origin", headers: {}, redirect: "manual", cache: "no-store" }
+      : {
+        method: "POST",
+        credentials: "same-origin",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body ?? {}),
+        redirect: "manual",
+        cache: "no-store"
+      }
+    // A fetch that throws at once fails like one that rejects: `then` turns both into the same path.
+    return Promise.resolve()
+      .then(() => fetch(`${root}${operation.path}`, init))
+      .then(
+        (response) =>
+          response.text().then(
+            (text) => decodeAnswer(operation, response.status, text),
+            (): Result<O["success"]["Type"]> => networkFailed
+          ),
+        (): Result<O["success"]["Type"]> => networkFailed
+      )
+  }
+
+  const poll = (handle: string) => ask(operations.pollSignIn, { handle })
+
+  return {
+    status: () => ask(operations.status),
+    start: () => ask(operations.startSignIn),
+    poll,
+    cancel: (handle) => ask(operations.cancelSignIn, { handle }),
+    signOut: () => ask(operations.signOut),
+    hold: async (handle, { interval = pollInterval, onChange, signal } = {}) => {
+      let last: string | undefined
+      while (await sleep(interval, signal)) {
+        const result = await poll(handle)
+        const seen = JSON.stringify(result)
+        if (seen !== last) onChange?.(result)
+        last = seen
+        if (settles(result)) return result
+      }
+      return { kind: "stopped" }
+    }
+  }
+}

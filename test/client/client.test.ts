@@ -1,0 +1,294 @@
+// buddy/client against the real app on 127.0.0.1 and the fake gateway (D20). Node's fetch stands
+// in for the page's: a test-only wrapper adds what a browser adds by itself on a same-origin
+// request (the page's origin before the path, Origin on a POST, Sec-Fetch-Site), so the client is
+// seen to set none of it. Every known answer becomes its closed result, 403 to 503 included, and
+// neither a failed request nor an unknown answer throws. `hold` polls until Hermes ends it.
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import * as http from "node:http"
+import type { AddressInfo } from "node:net"
+import { makeFakeGateway } from "../../fixtures/fake-gateway.js"
+import { type Fetch, type FetchInit, makeBuddyClient, type PollResult } from "../../src/client/index.js"
+import { BuddyConfig } from "../../src/services/BuddyConfig.js"
+import { SignIn } from "../../src/services/SignIn.js"
+import { Status } from "../../src/services/Status.js"
+import {
+  HERMES_CANCEL,
+  HERMES_CARD,
+  HERMES_POLL,
+  HERMES_SIGN_OUT,
+  HERMES_START,
+  hermesHttp
+} from "../http/support/fake.js"
+import { emptyHome, hostedConfig, LAUNCHPAD, serve, serveWith } from "../http/support/server.js"
+
+const CODE = "ABCD-EFGHK"
+const PAGE = "https://auth.openai.com/codex/device"
+const OTHER = "0123456789abcdef0123456789abcdef"
+
+/** What each request the client made looked like before the wrapper added the browser's part. */
+type Asked = { readonly url: string; readonly init: FetchInit }
+
+/**
+ * The browser's part of a same-origin fetch, over Node's fetch: the page's origin before the
+ * path, `Origin` on a POST, `Sec-Fetch-Site: same-origin`. `tamper` changes a request on its way
+ * (to provoke an answer the client never asks for by itself).
+ */
+const browserFetch = (
+  port: number,
+  asked: Array<Asked> = [],
+  tamper: (init: FetchInit) => FetchInit = (init) => init
+): Fetch =>
+(url, init) => {
+  asked.push({ url, init })
+  const sent = tamper(init)
+  return fetch(`http://127.0.0.1:${port}${url}`, {
+    ...sent,
+    headers: {
+      ...sent.headers,
+      "sec-fetch-site": "same-origin",
+      ...(sent.method === "POST" ? { origin: LAUNCHPAD } : {})
+    }
+  })
+}
+
+const clientOn = (port: number, asked?: Array<Asked>, tamper?: (init: FetchInit) => FetchInit) =>
+  makeBuddyClient({ fetch: browserFetch(port, asked, tamper), pollInterval: 20 })
+
+const call = <A>(promise: () => Promise<A>) => Effect.promise(promise)
+
+/** A server answering every request with this status and body, for answers the app never gives. */
+const answering = (status: number, body: string) =>
+  Effect.acquireRelease(
+    Effect.async<http.Server>((resume) => {
+      const server = http.createServer((_, response) => {
+        response.writeHead(status, { "content-type": "application/json" })
+        response.end(body)
+      })
+      server.listen(0, "127.0.0.1", () => resume(Effect.succeed(server)))
+    }),
+    (server) =>
+      Effect.async<void>((resume) => {
+        server.close(() => resume(Effect.void))
+      })
+  ).pipe(Effect.map((server) => (server.address() as AddressInfo).port))
+
+describe("buddy/client against the app", () => {
+  it.scopedLive("status, start, poll, cancel and sign-out decode their answers; Hermes is asked each", () =>
+    Effect.gen(function*() {
+      const fake = yield* makeFakeGateway()
+      const { port } = yield* serve(hostedConfig(fake.home))
+      const asked: Array<Asked> = []
+      const buddy = clientOn(port, asked)
+      expect(yield* call(buddy.status)).toStrictEqual({
+        kind: "buddy",
+        state: "waits",
+        signIn: { state: "none" },
+        locale: "cs"
+      })
+      const started = yield* call(buddy.start)
+      expect(started).toMatchObject({ kind: "sign-in", state: "pending", code: CODE, page: PAGE })
+      const handle = started.kind === "sign-in" ? started.handle : ""
+      expect(handle).toMatch(/^[0-9a-f]{32}$/)
+      expect(yield* call(() => buddy.poll(handle))).toStrictEqual({
+        kind: "sign-in",
+        state: "pending",
+        code: CODE,
+        page: PAGE
+      })
+      expect(yield* call(buddy.status)).toMatchObject({ signIn: { state: "pending" } })
+      expect(yield* call(() => buddy.cancel(handle))).toStrictEqual({ kind: "sign-in", state: "cancelled" })
+      expect(yield* call(() => buddy.poll(handle))).toStrictEqual({ kind: "sign-in", state: "cancelled" })
+      expect(yield* call(buddy.signOut)).toStrictEqual({ kind: "sign-out", state: "signed-out" })
+      expect(hermesHttp(fake)).toStrictEqual([
+        HERMES_CARD,
+        HERMES_START,
+        HERMES_POLL,
+        HERMES_CARD,
+        HERMES_CANCEL,
+        HERMES_SIGN_OUT
+      ])
+
+      // What the client itself asked for: the routes under /api/buddy, the same-origin credentials,
+      // JSON on a POST, and no Origin or Sec-Fetch-Site of its own (the browser's to send).
+      expect(asked.map(({ init, url }) => `${init.method} ${url} ${init.body ?? ""}`)).toStrictEqual([
+        "GET /api/buddy ",
+        "POST /api/buddy/sign-in/start {}",
+        `POST /api/buddy/sign-in/poll {"handle":"${handle}"}`,
+        "GET /api/buddy ",
+        `POST /api/buddy/sign-in/cancel {"handle":"${handle}"}`,
+        `POST /api/buddy/sign-in/poll {"handle":"${handle}"}`,
+        "POST /api/buddy/sign-out {}"
+      ])
+      for (const { init } of asked) {
+        expect(init).toMatchObject({ credentials: "same-origin", redirect: "manual", cache: "no-store" })
+        expect(init.headers).toStrictEqual(init.method === "POST" ? { "content-type": "application/json" } : {})
+      }
+    }))
+
+  it.scopedLive("403 denied, 400 invalid-handle, 409 blocked, 405, 413 and 415 are closed results", () =>
+    Effect.gen(function*() {
+      const fake = yield* makeFakeGateway({ contract: false })
+      const { port } = yield* serve(hostedConfig(fake.home))
+      // Node's own fetch, without the browser's headers: the same-origin rule refuses it.
+      const bare = makeBuddyClient({ fetch: (url, init) => fetch(`http://127.0.0.1:${port}${url}`, init) })
+      expect(yield* call(bare.start)).toStrictEqual({ kind: "denied", reason: "origin-mismatch" })
+      const buddy = clientOn(port)
+      expect(yield* call(() => buddy.poll("ABC"))).toStrictEqual({ kind: "error", error: "invalid-handle" })
+      expect(yield* call(() => buddy.poll(OTHER))).toStrictEqual({ kind: "blocked", reason: "sign-in-unknown" })
+      expect(yield* call(buddy.start)).toStrictEqual({ kind: "blocked", reason: "hermes-outdated" })
+      const asGet = clientOn(port, [], ({ cache, credentials, headers, redirect }) => ({
+        method: "GET",
+        credentials,
+        headers,
+        redirect,
+        cache
+      }))
+      expect(yield* call(() => asGet.poll(OTHER))).toStrictEqual({ kind: "error", error: "method-not-allowed" })
+      const padded = clientOn(port, [], (init) => ({ ...init, body: `${init.body ?? ""}${" ".repeat(16 * 1024)}` }))
+      expect(yield* call(padded.start)).toStrictEqual({ kind: "error", error: "body-too-large" })
+      const asText = clientOn(port, [], (init) => ({ ...init, headers: { "content-type": "text/plain" } }))
+      expect(yield* call(asText.signOut)).toStrictEqual({ kind: "error", error: "invalid-content-type" })
+      const asArray = clientOn(port, [], (init) => ({ ...init, body: "[]" }))
+      expect(yield* call(asArray.signOut)).toStrictEqual({ kind: "error", error: "invalid-request" })
+      expect(hermesHttp(fake)).toStrictEqual([])
+    }))
+
+  it.scopedLive("404 buddy-absent and not-found, and 503 unavailable with the gateway's reason", () =>
+    Effect.gen(function*() {
+      const home = yield* emptyHome
+      const absent = yield* serve(hostedConfig(home, { environment: "hosted-organization-team" }))
+      expect(yield* call(clientOn(absent.port).status)).toStrictEqual({ kind: "error", error: "buddy-absent" })
+      const { port } = yield* serve(hostedConfig(home))
+      expect(yield* call(clientOn(port).signOut)).toStrictEqual({ kind: "unavailable", reason: "not-running" })
+      const elsewhere = makeBuddyClient({ root: "/api/buddy/v2", fetch: browserFetch(port) })
+      expect(yield* call(elsewhere.status)).toStrictEqual({ kind: "error", error: "not-found" })
+    }))
+
+  it.scopedLive("500 operation-failed when the app meets the unforeseen", () =>
+    Effect.gen(function*() {
+      const failing = SignIn.of({
+        start: Effect.dieMessage("boom"),
+        poll: () => Effect.dieMessage("boom"),
+        cancel: () => Effect.dieMessage("boom"),
+        signOut: Effect.dieMessage("boom"),
+        current: Effect.succeed("none")
+      })
+      const { port } = yield* serveWith(
+        Layer.mergeAll(
+          Layer.succeed(SignIn, failing),
+          Layer.succeed(Status, Status.of({ read: Effect.succeed({ state: "waits" }) })),
+          BuddyConfig.layer(hostedConfig(undefined))
+        )
+      )
+      const buddy = clientOn(port)
+      expect(yield* call(buddy.start)).toStrictEqual({ kind: "error", error: "operation-failed" })
+      expect(yield* call(() => buddy.poll(OTHER))).toStrictEqual({ kind: "error", error: "operation-failed" })
+    }))
+})
+
+describe("buddy/client with no answer it knows", () => {
+  it.scopedLive("a request that fails is network-failed: refused connection, a throwing fetch, a body cut short", () =>
+    Effect.gen(function*() {
+      // Port 1 on loopback: nothing listens, the connection is refused.
+      const refused = makeBuddyClient({ fetch: (url, init) => fetch(`http://127.0.0.1:1${url}`, init) })
+      expect(yield* call(refused.status)).toStrictEqual({ kind: "network-failed" })
+      const throwing = makeBuddyClient({
+        fetch: () => {
+          throw new TypeError("no fetch here")
+        }
+      })
+      expect(yield* call(throwing.start)).toStrictEqual({ kind: "network-failed" })
+      const cut = makeBuddyClient({
+        fetch: () => Promise.resolve({ status: 200, text: () => Promise.reject(new TypeError("terminated")) })
+      })
+      expect(yield* call(() => cut.poll(OTHER))).toStrictEqual({ kind: "network-failed" })
+    }))
+
+  it.scopedLive("an answer of no known status and body is unknown-answer, with its status", () =>
+    Effect.gen(function*() {
+      const cases: ReadonlyArray<readonly [number, string, "status" | "start" | "signOut"]> = [
+        [200, "{\"kind\":\"buddy\",\"state\":\"waits\"}", "status"],
+        [
+          200,
+          "{\"kind\":\"buddy\",\"state\":\"waits\",\"signIn\":{\"state\":\"none\"},\"locale\":\"en\",\"x\":1}",
+          "status"
+        ],
+        [200, "{\"kind\":\"sign-out\",\"state\":\"signed-out\"}", "start"],
+        [502, "<html>Bad Gateway</html>", "status"],
+        [404, "{\"error\":\"invalid-handle\"}", "start"],
+        [400, "{\"error\":\"invalid-handle\"}", "start"],
+        [409, "{\"kind\":\"blocked\",\"reason\":\"sign-in-unknown\"}", "signOut"],
+        [409, "{\"kind\":\"blocked\",\"reason\":\"sign-in-running\",\"detail\":\"x\"}", "signOut"],
+        [503, "{\"error\":\"buddy-unavailable\",\"reason\":\"Hermes said so\"}", "start"],
+        [418, "{\"error\":\"operation-failed\"}", "status"]
+      ]
+      for (const [status, body, operation] of cases) {
+        const port = yield* answering(status, body)
+        const buddy = makeBuddyClient({ fetch: (url, init) => fetch(`http://127.0.0.1:${port}${url}`, init) })
+        expect(yield* call((): Promise<unknown> => buddy[operation]()), `${status} ${body}`).toStrictEqual({
+          kind: "unknown-answer",
+          status
+        })
+      }
+    }))
+})
+
+describe("buddy/client hold", () => {
+  it.scopedLive("polls until Hermes ends the sign-in, telling each change; a gateway that fails once only waits", () =>
+    Effect.gen(function*() {
+      const fake = yield* makeFakeGateway()
+      const { port } = yield* serve(hostedConfig(fake.home))
+      const buddy = clientOn(port)
+      const started = yield* call(buddy.start)
+      const handle = started.kind === "sign-in" ? started.handle : ""
+      fake.fault("poll", { kind: "status", status: 503, body: { error: "gateway_not_ready" } }, 1)
+      const changes: Array<PollResult> = []
+      const ended = yield* call(() =>
+        buddy.hold(handle, {
+          onChange: (result) => {
+            changes.push(result)
+            const session = fake.sessions()[0]
+            if (result.kind === "sign-in" && result.state === "pending" && session) fake.approve(session.id)
+          }
+        })
+      )
+      expect(ended).toStrictEqual({ kind: "sign-in", state: "signed-in" })
+      expect(changes).toStrictEqual([
+        { kind: "unavailable", reason: "not-ready" },
+        { kind: "sign-in", state: "pending", code: CODE, page: PAGE },
+        { kind: "sign-in", state: "signed-in" }
+      ])
+      expect(fake.signedIn).toBe(true)
+    }))
+
+  it.scopedLive("ends at once on a handle that is not the holder's, and stops on its signal cancelling nothing", () =>
+    Effect.gen(function*() {
+      const fake = yield* makeFakeGateway()
+      const { port } = yield* serve(hostedConfig(fake.home))
+      const buddy = clientOn(port)
+      expect(yield* call(() => buddy.hold(OTHER))).toStrictEqual({ kind: "blocked", reason: "sign-in-unknown" })
+      const started = yield* call(buddy.start)
+      const handle = started.kind === "sign-in" ? started.handle : ""
+      const stop = new AbortController()
+      let polls = 0
+      const stopped = yield* call(() =>
+        buddy.hold(handle, {
+          interval: 10,
+          signal: stop.signal,
+          onChange: () => {
+            polls += 1
+            setTimeout(() => stop.abort(), 50)
+          }
+        })
+      )
+      expect(stopped).toStrictEqual({ kind: "stopped" })
+      expect(polls).toBe(1)
+      expect(fake.sessions()[0]?.cancelled).toBe(false)
+      expect(hermesHttp(fake)).not.toContain(HERMES_CANCEL)
+      expect(yield* call(() => buddy.poll(handle))).toMatchObject({ kind: "sign-in", state: "pending" })
+      const already = new AbortController()
+      already.abort()
+      expect(yield* call(() => buddy.hold(handle, { signal: already.signal }))).toStrictEqual({ kind: "stopped" })
+    }))
+})
