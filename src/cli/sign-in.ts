@@ -25,11 +25,18 @@ const pollTrouble = (refusal: Refusal): string =>
     : words.pollTrouble["sign-in-running"]
 
 /**
+ * Hermes's poll_interval, within what a terminal should do: its schema takes any positive number,
+ * but `1e999` is Infinity (the hold would never ask again) and `1e-300` a busy loop. Hermes sends 5.
+ */
+export const pollSeconds = (interval: number): number =>
+  Number.isFinite(interval) ? Math.min(Math.max(interval, 1), 60) : 5
+
+/**
  * Polls until Hermes ends the sign-in. A poll Hermes does not answer keeps the hold, said on
  * stderr once per change of trouble (not once per poll), and once more when Hermes answers again.
  */
 const hold = (output: Output, signIn: SignInService, started: Started): Effect.Effect<Ending, ExitCode> => {
-  const interval = Duration.seconds(started.pollInterval)
+  const interval = Duration.seconds(pollSeconds(started.pollInterval))
   const step = (said: Option.Option<string>): Effect.Effect<Ending, ExitCode> =>
     Effect.sleep(interval).pipe(
       Effect.zipRight(Effect.either(signIn.poll(started.handle))),

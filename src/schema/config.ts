@@ -12,9 +12,17 @@ export type Environment = typeof Environment.Type
 export const Locale = Schema.Literal("cs", "en")
 export type Locale = typeof Locale.Type
 
-/** An origin exactly as a browser sends it: scheme, host, optional port; nothing else. */
+/**
+ * An origin exactly as a browser sends it: scheme, host, optional port; nothing else. C6's same-origin
+ * check compares strings, so the pattern alone is not enough: the WHATWG URL parser must give back
+ * the same text (no default port written out, no port past 65535, IPv4 and IPv6 in their canonical
+ * forms), or a `launchpadOrigin` would refuse every POST and a `buddyOrigin` would let Buddy's page in.
+ */
 export const Origin = Schema.String.pipe(
-  Schema.pattern(/^https?:\/\/(?:[a-z0-9.-]+|\[[0-9a-f:]+\])(?::[1-9][0-9]{0,4})?$/)
+  Schema.pattern(/^https?:\/\/(?:[a-z0-9.-]+|\[[0-9a-f:]+\])(?::[1-9][0-9]{0,4})?$/),
+  Schema.filter((text) => URL.canParse(text) && new URL(text).origin === text, {
+    message: () => "an origin as a browser sends it"
+  })
 )
 
 export const ConfigFile = Schema.Struct({

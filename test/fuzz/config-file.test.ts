@@ -1,0 +1,141 @@
+// Fuzzing the config file `buddy serve --config FILE` reads (C6 "Config"). serve.ts reads it as
+// `fs.readFile(file, "utf8")` (invalid bytes become U+FFFD), `JSON.parse`, then `ConfigFile` with
+// excess members refused (and every issue collected, for its words); that reader is private to the
+// command, so this runs the same three steps on the exported Schema. A file gives a config or "invalid", never a throw; what it accepts has
+// exactly the listed members, the closed environment and locale, and origins a browser sends.
+import { Arbitrary, Either, FastCheck, Schema } from "effect"
+import { describe, expect, it } from "vitest"
+import { ConfigFile } from "../../src/schema/config.js"
+import { arbitraryBytes, type FieldMisses, jsonBytes, stringNearMiss, valueNearMiss } from "./support/mutate.js"
+import { isBrowserOrigin, isObject, type Json, parseJson } from "./support/oracles.js"
+import { fuzzRuns, params, tally } from "./support/runs.js"
+
+const fc = FastCheck
+
+/** serve.ts's reading of the file's bytes. */
+const readConfig = (bytes: Uint8Array) =>
+  Either.try(() => JSON.parse(Buffer.from(bytes).toString("utf8")) as unknown).pipe(
+    Either.flatMap((json) =>
+      Schema.decodeUnknownEither(ConfigFile, { onExcessProperty: "error", errors: "all" })(json)
+    ),
+    Either.mapLeft(() => "invalid" as const)
+  )
+
+const environments = ["hosted-personal", "hosted-organization-personal", "hosted-organization-team", "local"]
+const members = ["hermesHome", "launchpadOrigin", "buddyOrigin", "environment", "locale"]
+
+/**
+ * An origin in the form C6 means: `http` or `https`, `://`, a lowercase host name or a bracketed
+ * IPv6 address, an optional port 1–65535; no user info, path, query, fragment or trailing slash;
+ * and exactly what a browser sends (`isBrowserOrigin`: canonical address, no default port).
+ */
+const isOriginForm = (text: string) => isOriginShape(text) && isBrowserOrigin(text)
+
+const isOriginShape = (text: string) => {
+  const scheme = ["http://", "https://"].find((prefix) => text.startsWith(prefix))
+  if (scheme === undefined) return false
+  const rest = text.slice(scheme.length)
+  const bracket = rest.startsWith("[") ? rest.indexOf("]") : -1
+  const hostEnd = bracket !== -1 ? bracket + 1 : rest.includes(":") ? rest.indexOf(":") : rest.length
+  const host = rest.slice(0, hostEnd)
+  const port = rest.slice(hostEnd)
+  const hostOk = bracket !== -1
+    ? host.length > 2 && [...host.slice(1, -1)].every((c) => "0123456789abcdef:".includes(c))
+    : host.length > 0 && [...host].every((c) => "abcdefghijklmnopqrstuvwxyz0123456789.-".includes(c))
+  const digits = port.slice(1)
+  const portOk = port === "" ||
+    (port.startsWith(":") && digits.length > 0 && digits.length <= 5 &&
+      [...digits].every((c) => c >= "0" && c <= "9") &&
+      !digits.startsWith("0"))
+  return hostOk && portOk
+}
+
+/** What the file must be for `buddy serve` to take it (C6 "Config"). */
+const acceptable = (value: unknown) => {
+  if (!isObject(value)) return false
+  if (!Object.keys(value).every((key) => members.includes(key))) return false
+  const { buddyOrigin, environment, hermesHome, launchpadOrigin, locale } = value
+  return (hermesHome === undefined || typeof hermesHome === "string") &&
+    typeof launchpadOrigin === "string" && isOriginForm(launchpadOrigin) &&
+    (!Object.hasOwn(value, "buddyOrigin") || (typeof buddyOrigin === "string" && isOriginForm(buddyOrigin))) &&
+    typeof environment === "string" && environments.includes(environment) &&
+    (locale === "cs" || locale === "en") &&
+    (!Object.hasOwn(value, "hermesHome") || typeof hermesHome === "string")
+}
+
+const origin = fc.oneof(
+  fc.constantFrom(
+    "https://launchpad.example",
+    "http://127.0.0.1",
+    "http://127.0.0.1:8080",
+    "https://buddy.launchpad.example:8443",
+    "http://[::1]:3000"
+  ),
+  fc.domain().map((host) => `https://${host}`)
+)
+
+const valid: FastCheck.Arbitrary<Json> = fc.record({
+  hermesHome: fc.string(),
+  launchpadOrigin: origin,
+  buddyOrigin: origin,
+  environment: fc.constantFrom(...environments),
+  locale: fc.constantFrom("cs", "en")
+}, { requiredKeys: ["launchpadOrigin", "environment", "locale"] })
+
+const misses: FieldMisses = {
+  launchpadOrigin: origin.chain(stringNearMiss),
+  buddyOrigin: origin.chain(stringNearMiss),
+  environment: fc.constantFrom(...environments).chain(stringNearMiss),
+  locale: fc.oneof(stringNearMiss("cs"), stringNearMiss("en"), fc.constantFrom("CS", "cz", "en-US", "EN")),
+  hermesHome: valueNearMiss("/home/operator/.hermes")
+}
+
+describe("fuzzing the config file", () => {
+  it("a config file is a config with exactly C6's members and values, or invalid; never a throw", () => {
+    const seen = tally("config file")
+    fc.assert(
+      fc.property(
+        fc.oneof(jsonBytes(valid, misses), jsonBytes(Arbitrary.make(ConfigFile)), arbitraryBytes),
+        (bytes) => {
+          const read = readConfig(bytes)
+          const json = parseJson(Buffer.from(bytes).toString("utf8"))
+          const expected = json !== undefined && acceptable(json.value)
+          seen.add(expected ? "config" : "invalid")
+          expect(Either.isRight(read)).toBe(expected)
+          if (Either.isRight(read) && json !== undefined) expect(read.right).toStrictEqual(json.value)
+        }
+      ),
+      params(fuzzRuns)
+    )
+    seen.report()
+    expect(seen.seen("config")).toBeGreaterThan(0)
+    expect(seen.seen("invalid")).toBeGreaterThan(0)
+  })
+
+  // Found by fuzzing, fixed in src/schema/config.ts: `Origin` took strings no browser ever sends as
+  // `Origin` (a port past 65535, the default port spelt out, non-canonical IPv4/IPv6). A
+  // launchpadOrigin so written refused every POST (403 origin-mismatch); a buddyOrigin so written no
+  // longer kept Buddy's own page out, since C6 check 3 compares the strings.
+  it("a config origin is taken only in the form a browser sends it", () => {
+    const notSentByBrowsers = [
+      "http://launchpad.example:99999",
+      "http://launchpad.example:80",
+      "https://launchpad.example:443",
+      "http://127.1",
+      "http://0177.0.0.1",
+      "http://999.1.1.1",
+      "http://launchpad.1",
+      "http://[::0:1]",
+      "http://[:]"
+    ]
+    for (const origin of notSentByBrowsers) expect(isBrowserOrigin(origin)).toBe(false)
+    const accepted = notSentByBrowsers.filter((origin) =>
+      Either.isRight(readConfig(new TextEncoder().encode(JSON.stringify({
+        launchpadOrigin: origin,
+        environment: "hosted-personal",
+        locale: "en"
+      }))))
+    )
+    expect(accepted).toStrictEqual([])
+  })
+})
