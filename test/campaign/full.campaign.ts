@@ -2,9 +2,9 @@
 // gateway in another process. Prints each broken cell, writes the matrix and its results to
 // docs/quality.md (between its campaign markers), and fails if any cell does not hold. Run by
 // vitest (vitest.campaign.config.ts) because its helpers are test support; never part of `npm test`.
-import { promises as fsp } from "node:fs"
 import * as os from "node:os"
 import { expect, it } from "vitest"
+import { writeQualitySection } from "../support/quality-doc.js"
 import { cellName, cells, faultCases, routeNames, runCampaign } from "./matrix.js"
 
 it("the whole fault matrix holds", async () => {
@@ -30,8 +30,7 @@ it("the whole fault matrix holds", async () => {
       }).join(" | ")
     } |`
 
-  const section = [
-    "<!-- campaign:start -->",
+  await writeQualitySection("campaign", [
     "## Fault campaign",
     "",
     `Run by \`npm run campaign\` on ${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} cores, ${workers} ` +
@@ -58,18 +57,9 @@ it("the whole fault matrix holds", async () => {
         `- ${cellName(result.cell)}: ${result.violations.join("; ")}`
       ),
       ""
-    ]),
-    "<!-- campaign:end -->"
-  ].join("\n")
+    ])
+  ])
 
-  const file = new URL("../../docs/quality.md", import.meta.url)
-  const before = await fsp.readFile(file, "utf8").catch(() => "# Quality\n")
-  const start = before.indexOf("<!-- campaign:start -->")
-  const end = before.indexOf("<!-- campaign:end -->")
-  const after = start >= 0 && end > start
-    ? `${before.slice(0, start)}${section}${before.slice(end + "<!-- campaign:end -->".length)}`
-    : `${before.trimEnd()}\n\n${section}\n`
-  await fsp.writeFile(file, after)
   console.log(`${results.length} cells run, ${holding.length} holding, ${seconds} s`)
   expect(holding.length).toBe(results.length)
 }, 3_600_000)

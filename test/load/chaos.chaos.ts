@@ -3,12 +3,12 @@
 // same home, at a random moment inside a sign-in operation served by `buddy serve`'s own server.
 // After every round: no sign-in reported ended without Hermes's word, no session able to save after
 // a confirmed cancel, nothing sent twice, and the server still answering. Counts go to docs/quality.md.
-import { promises as fsp } from "node:fs"
 import * as os from "node:os"
 import { expect, it } from "vitest"
 import type { FakeSession } from "../../fixtures/fake-gateway.js"
 import { type DeadlinesMs, startHost } from "../boundary/support/hosts.js"
 import { type RemoteGateway, spawnGateway } from "../support/gateway-process.js"
+import { writeQualitySection } from "../support/quality-doc.js"
 
 const ROUNDS = Number(process.env["CHAOS_ROUNDS"] ?? 300)
 const deadlines: DeadlinesMs = { control: 300, api: 300, start: 600 }
@@ -130,8 +130,7 @@ it(`${ROUNDS} rounds of restarts inside sign-in operations break no promise`, as
     for (const old of retired) await old.close()
   }
 
-  const section = [
-    "<!-- chaos:start -->",
+  const section = await writeQualitySection("chaos", [
     "## Restart chaos",
     "",
     `Run by \`npm run chaos\` on ${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} cores, seed ${seed}: ` +
@@ -143,19 +142,8 @@ it(`${ROUNDS} rounds of restarts inside sign-in operations break no promise`, as
     "|---|---|",
     ...[...counts].sort(([a], [b]) => a.localeCompare(b)).map(([key, times]) => `| ${key} | ${times} |`),
     "",
-    `**Violations: ${violations.length}.**${violations.length === 0 ? "" : ` ${violations.slice(0, 20).join("; ")}`}`,
-    "<!-- chaos:end -->"
-  ].join("\n")
-  const file = new URL("../../docs/quality.md", import.meta.url)
-  const doc = await fsp.readFile(file, "utf8").catch(() => "# Quality\n")
-  const from = doc.indexOf("<!-- chaos:start -->")
-  const to = doc.indexOf("<!-- chaos:end -->")
-  await fsp.writeFile(
-    file,
-    from >= 0 && to > from
-      ? `${doc.slice(0, from)}${section}${doc.slice(to + "<!-- chaos:end -->".length)}`
-      : `${doc.trimEnd()}\n\n${section}\n`
-  )
+    `**Violations: ${violations.length}.**${violations.length === 0 ? "" : ` ${violations.slice(0, 20).join("; ")}`}`
+  ])
   console.log(section)
   expect(violations).toStrictEqual([])
 })

@@ -10,6 +10,7 @@ import { expect, it } from "vitest"
 import { BuddyAnswer } from "../../src/schema/routes.js"
 import { startHost } from "../boundary/support/hosts.js"
 import { spawnGateway } from "../support/gateway-process.js"
+import { writeQualitySection } from "../support/quality-doc.js"
 
 const CONCURRENT = Number(process.env["SOAK_REQUESTS"] ?? 2000)
 const STARTS = Number(process.env["SOAK_STARTS"] ?? 100)
@@ -140,8 +141,7 @@ it("buddy serve keeps every promise under 2 000 concurrent reads and 100 concurr
       startAnswers.set(key, (startAnswers.get(key) ?? 0) + 1)
     }
 
-    const section = [
-      "<!-- soak:start -->",
+    const section = await writeQualitySection("soak", [
       "## Soak",
       "",
       `Run by \`npm run soak\` on ${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} cores: the real ` +
@@ -170,19 +170,8 @@ it("buddy serve keeps every promise under 2 000 concurrent reads and 100 concurr
       "Hermes left open.",
       `- ${STARTS} concurrent starts: ${[...startAnswers].map(([key, count]) => `${count}× ${key}`).join(", ")}; ` +
       `${sessions.length} sessions created on Hermes, ${live.length} still live (every other one cancelled on Hermes ` +
-      "by the start that replaced it).",
-      "<!-- soak:end -->"
-    ].join("\n")
-    const file = new URL("../../docs/quality.md", import.meta.url)
-    const doc = await fsp.readFile(file, "utf8").catch(() => "# Quality\n")
-    const from = doc.indexOf("<!-- soak:start -->")
-    const to = doc.indexOf("<!-- soak:end -->")
-    await fsp.writeFile(
-      file,
-      from >= 0 && to > from
-        ? `${doc.slice(0, from)}${section}${doc.slice(to + "<!-- soak:end -->".length)}`
-        : `${doc.trimEnd()}\n\n${section}\n`
-    )
+      "by the start that replaced it)."
+    ])
     console.log(section)
     console.log(`before ${fmt(before)}; peak ${fmt(peak)}; after ${fmt(after)}`)
 
