@@ -43,8 +43,7 @@ const chromiumArgs = [
 ]
 
 const root = path.resolve(import.meta.dirname, "../..")
-/** `buddy serve` as the bin runs it; to become src/cli/main.ts once the bin routes `serve`. */
-// The real `buddy` executable, as `npx buddy serve` runs it.
+/** The real `buddy` executable, as `npx buddy serve` runs it. */
 const serveEntry = path.join(root, "bin/buddy.js")
 
 /** One request the Launchpad's proxy forwarded to buddy serve, and what buddy serve answered. */
