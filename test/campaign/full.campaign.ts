@@ -5,7 +5,7 @@
 import * as os from "node:os"
 import { expect, it } from "vitest"
 import { writeQualitySection } from "../support/quality-doc.js"
-import { cellName, cells, faultCases, routeNames, runCampaign } from "./matrix.js"
+import { cellName, cells, deadlines, faultCases, routeNames, runCampaign } from "./matrix.js"
 
 it("the whole fault matrix holds", async () => {
   const workers = Number(process.env["CAMPAIGN_WORKERS"] ?? 3)
@@ -35,7 +35,8 @@ it("the whole fault matrix holds", async () => {
     "",
     `Run by \`npm run campaign\` on ${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} cores, ${workers} ` +
     `workers, ${seconds} s. Each cell: a fresh \`buddy serve\` server (serveOn in a child, deadlines control ` +
-    "300 ms, API 300 ms, start 600 ms) and the fake gateway in its own process, restarted between cells. A cell holds " +
+    `${deadlines.control} ms, API ${deadlines.api} ms, start ${deadlines.start} ms) and the fake gateway in its own ` +
+    "process, restarted between cells. A cell holds " +
     "when the answer is a closed C6 body within the faulted step's deadline + 2 s, the journal has exactly the line " +
     "the answer implies (none for a status read), nothing was sent twice but a refused ticket's one retry, no provider " +
     "DELETE went out while the held sign-in was not ended on Hermes, no ending was reported that Hermes did not prove, " +

@@ -18,7 +18,7 @@ import {
 import { type DeadlinesMs, type Host, startHost } from "../boundary/support/hosts.js"
 import { type RemoteGateway, spawnGateway } from "../support/gateway-process.js"
 
-export const deadlines: DeadlinesMs = { control: 300, api: 300, start: 600 }
+export const deadlines: DeadlinesMs = { control: 1000, api: 1000, start: 2000 }
 const MARGIN_MS = 2000
 
 /** Planted in every text a fault makes Hermes say: it must never come out of buddy. */
@@ -84,7 +84,7 @@ export const faultCases: ReadonlyArray<FaultCase> = [
     play: fault((step) => control(step) ? { kind: "raw", body: `${CANARY}\n` } : { kind: "raw", body: `<p>${CANARY}` })
   },
   { name: "oversize", at: (step) => step !== "between", play: fault({ kind: "oversize" }) },
-  { name: "late past the deadline", at: (step) => step !== "between", play: fault({ kind: "late", ms: 1000 }) },
+  { name: "late past the deadline", at: (step) => step !== "between", play: fault({ kind: "late", ms: 2500 }) },
   { name: "late within the deadline", at: (step) => step !== "between", play: fault({ kind: "late", ms: 100 }) },
   { name: "never answered", at: (step) => step !== "between", play: fault({ kind: "timeout" }) },
   {

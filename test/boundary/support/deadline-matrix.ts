@@ -9,7 +9,7 @@ import type { FaultRoute, HttpRoute } from "../../../fixtures/fake-gateway.js"
 import { type RemoteGateway, spawnGateway } from "../../support/gateway-process.js"
 import { type DeadlinesMs, type Host, type HostKind, type Reply, startHost } from "./hosts.js"
 
-export const deadlines: DeadlinesMs = { control: 400, api: 400, start: 900 }
+export const deadlines: DeadlinesMs = { control: 1000, api: 1000, start: 2000 }
 /** Scheduling on a loaded 2-core machine, a process start on the other side: generous, and still far below "never". */
 const MARGIN_MS = 1500
 
