@@ -124,7 +124,7 @@ export const makeServer = (limits: ServerLimits, bodyLimit: number): Server => {
   // `Expect: 100-continue`: a body declared over the limit gets no 100, so the client never sends
   // it; the app then answers 413 (or an earlier check's refusal) without reading, and Node closes
   // the connection after a final answer given without 100. Anything else is invited to send, then
-  // served as any request (the platform's handler listens on 'request').
+  // served like every other request (the platform's handler listens on 'request').
   server.on("checkContinue", (request: IncomingMessage, response: ServerResponse) => {
     if (!(Number(request.headers["content-length"]) > bodyLimit)) response.writeContinue()
     server.emit("request", request, response)
