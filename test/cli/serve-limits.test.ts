@@ -11,26 +11,11 @@ import * as path from "node:path"
 import { beforeAll, describe, expect, it } from "vitest"
 import type { FakeGatewayHandle } from "../../fixtures/fake-gateway.js"
 import { REPO, spawnBuddy } from "./support/buddy-process.js"
-import { fakeGateway, tempDir } from "./support/cleanup.js"
+import { serveConfig } from "./support/cleanup.js"
 
 const launchpad = "https://launchpad.example"
 
-const setUp = async () => {
-  const fake = await fakeGateway()
-  const dir = await tempDir("buddy-serve-limits-")
-  const config = path.join(dir, "config.json")
-  await fs.writeFile(
-    config,
-    JSON.stringify({
-      hermesHome: fake.home,
-      launchpadOrigin: launchpad,
-      buddyOrigin: "https://buddy.example",
-      environment: "hosted-personal",
-      locale: "en"
-    })
-  )
-  return { fake, config }
-}
+const setUp = () => serveConfig("buddy-serve-limits-", launchpad)
 
 const portFrom = (stderr: ReadonlyArray<string>) => {
   const line = stderr.find((entry) => entry.startsWith("buddy serve: listening on http://127.0.0.1:")) ?? ""

@@ -11,26 +11,11 @@ import * as path from "node:path"
 import { describe, expect, it } from "vitest"
 import type { FakeGatewayHandle } from "../../fixtures/fake-gateway.js"
 import { buddy, spawnBuddy } from "./support/buddy-process.js"
-import { fakeGateway, tempDir } from "./support/cleanup.js"
+import { serveConfig, tempDir } from "./support/cleanup.js"
 
 const launchpad = "https://launchpad.example"
 
-const setUp = async () => {
-  const fake = await fakeGateway()
-  const dir = await tempDir("buddy-serve-")
-  const config = path.join(dir, "config.json")
-  await fs.writeFile(
-    config,
-    JSON.stringify({
-      hermesHome: fake.home,
-      launchpadOrigin: launchpad,
-      buddyOrigin: "https://buddy.example",
-      environment: "hosted-personal",
-      locale: "en"
-    })
-  )
-  return { fake, config, dir }
-}
+const setUp = () => serveConfig("buddy-serve-", launchpad)
 
 const call = (port: number, method: string, pathname: string, body?: string) =>
   new Promise<{ status: number; body: string }>((resolve, reject) => {

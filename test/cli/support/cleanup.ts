@@ -29,3 +29,21 @@ export const tempDir = async (prefix: string, mode?: number) => {
   onCleanup(() => fs.rm(dir, { recursive: true, force: true }))
   return dir
 }
+
+/** A fake gateway and a `buddy serve --config` file for it: Buddy present, hosted personal, English. */
+export const serveConfig = async (prefix: string, launchpadOrigin = "https://launchpad.example") => {
+  const fake = await fakeGateway()
+  const dir = await tempDir(prefix)
+  const config = path.join(dir, "config.json")
+  await fs.writeFile(
+    config,
+    JSON.stringify({
+      hermesHome: fake.home,
+      launchpadOrigin,
+      buddyOrigin: "https://buddy.example",
+      environment: "hosted-personal",
+      locale: "en"
+    })
+  )
+  return { fake, config, dir }
+}
