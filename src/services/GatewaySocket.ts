@@ -1,6 +1,7 @@
 // GatewaySocket: C1 (finding the socket) and one C2 exchange: connect, write one JSON line, read
-// one bounded line, close. The connection is always closed (acquireRelease) and the whole
-// exchange, path checks included, has one deadline that holds whoever calls it.
+// one bounded line, close. The connection is always closed (on the first event that settles the
+// exchange, and by the canceller when it is interrupted) and each exchange, path checks included,
+// has one deadline that holds whoever calls it.
 import { Context, Effect, Either, Layer, Schema } from "effect"
 import * as Net from "node:net"
 import { type ControlReply, ControlReplyFromLine, type ControlRequest } from "../schema/control.js"
@@ -22,57 +23,59 @@ export class GatewaySocket extends Context.Tag("buddy/GatewaySocket")<GatewaySoc
   readonly exchange: (request: ControlRequest, maxLine: number) => Effect.Effect<Exchanged, GatewayError>
 }>() {}
 
-/** ENOENT or ECONNREFUSED on connect: nobody is listening (C1.4). */
-const connect = (path: string) =>
-  Effect.async<Net.Socket, GatewayError>((resume) => {
-    const socket = Net.createConnection({ path })
-    const onError = (error: NodeJS.ErrnoException) =>
-      resume(
-        Effect.fail(gatewayError(error.code === "ENOENT" || error.code === "ECONNREFUSED" ? "not-running" : "lost"))
-      )
-    socket.once("error", onError)
-    socket.once("connect", () => {
-      socket.off("error", onError)
-      // A socket must never be left without an error listener: the exchange installs its own.
-      socket.on("error", () => {})
-      resume(Effect.succeed(socket))
-    })
-    return Effect.sync(() => socket.destroy())
-  })
-
-/** Writes the line and reads one reply line; the first event settles it and detaches the rest. */
-const writeAndRead = (socket: Net.Socket, line: string, maxLine: number) =>
+/**
+ * Connects, writes the line once connected, and reads one reply line; the first event settles it
+ * and closes the connection. ENOENT or ECONNREFUSED on connect: nobody is listening (C1.4); any
+ * other failure, before or after the line is written, is `lost`. One `Effect.async` for the whole
+ * exchange: its canceller closes the connection when the deadline interrupts it.
+ */
+const lineExchange = (path: string, line: string, maxLine: number) =>
   Effect.async<Uint8Array, GatewayError>((resume) => {
+    const socket = Net.createConnection({ path })
     const read = makeLineReader(maxLine)
-    const detach = () => {
-      socket.off("data", onData)
-      socket.off("end", onLost)
-      socket.off("close", onLost)
+    let connected = false
+    let settled = false
+    // The outcome is made only for the event that settles: the close that follows every exchange
+    // must not build an error (and its stack) that nobody reads.
+    const settle = (outcome: () => Effect.Effect<Uint8Array, GatewayError>) => {
+      if (settled) return
+      settled = true
+      socket.destroy()
+      resume(outcome())
     }
-    const settle = (outcome: Effect.Effect<Uint8Array, GatewayError>) => {
-      detach()
-      resume(outcome)
-    }
-    const onData = (chunk: Buffer) => {
-      const step = read(chunk)
-      if (step._tag === "TooLong") settle(Effect.fail(gatewayError("too-large")))
-      else if (step._tag === "Line") settle(Effect.succeed(step.bytes))
-    }
-    const onLost = () => settle(Effect.fail(gatewayError("lost")))
-    socket.on("data", onData)
-    socket.once("end", onLost)
-    socket.once("close", onLost)
-    socket.write(line, (error) => {
-      if (error) onLost()
+    const lost = () => settle(() => Effect.fail(gatewayError("lost")))
+    // Stays for the socket's life: a socket must never be left without an error listener.
+    socket.on("error", (error: NodeJS.ErrnoException) => {
+      if (connected) return lost()
+      const nobody = error.code === "ENOENT" || error.code === "ECONNREFUSED"
+      settle(() => Effect.fail(gatewayError(nobody ? "not-running" : "lost")))
     })
-    return Effect.sync(detach)
+    socket.once("connect", () => {
+      connected = true
+      socket.write(line, (error) => {
+        if (error) lost()
+      })
+    })
+    socket.on("data", (chunk: Buffer) => {
+      const step = read(chunk)
+      if (step._tag === "TooLong") settle(() => Effect.fail(gatewayError("too-large")))
+      else if (step._tag === "Line") settle(() => Effect.succeed(step.bytes))
+    })
+    socket.once("end", lost)
+    socket.once("close", lost)
+    return Effect.sync(() => {
+      settled = true
+      socket.destroy()
+    })
   })
 
-const decodeReply = (bytes: Uint8Array) =>
-  Either.mapLeft(decodeUtf8(bytes), () => gatewayError("malformed")).pipe(
-    Effect.flatMap((text) =>
-      Schema.decodeUnknown(ControlReplyFromLine)(text).pipe(Effect.mapError(() => gatewayError("malformed")))
-    )
+// Built once: a decoder made per reply would rebuild its parser every time.
+const decodeReplyText = Schema.decodeUnknownEither(ControlReplyFromLine)
+
+const decodeReply = (bytes: Uint8Array): Either.Either<ControlReply, GatewayError> =>
+  decodeUtf8(bytes).pipe(
+    Either.flatMap(decodeReplyText),
+    Either.mapLeft(() => gatewayError("malformed"))
   )
 
 /** One exchange on an already located socket path. */
@@ -81,11 +84,7 @@ export const exchangeAt = (
   request: ControlRequest,
   maxLine: number
 ): Effect.Effect<ControlReply, GatewayError> =>
-  Effect.acquireRelease(connect(path), (socket) => Effect.sync(() => socket.destroy())).pipe(
-    Effect.flatMap((socket) => writeAndRead(socket, `${JSON.stringify(request)}\n`, maxLine)),
-    Effect.scoped,
-    Effect.flatMap(decodeReply)
-  )
+  Effect.flatMap(lineExchange(path, `${JSON.stringify(request)}\n`, maxLine), decodeReply)
 
 export const GatewaySocketLive = Layer.effect(
   GatewaySocket,

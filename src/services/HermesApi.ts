@@ -101,15 +101,34 @@ const instanceOf = (endpoint: Endpoint): Instance => ({ instanceId: endpoint.ins
 /** The body as text, or none: strict UTF-8, so a lone surrogate is not silently replaced. */
 const textOf = (body: Uint8Array): Option.Option<string> => Option.getRight(decodeUtf8(body))
 
-/** The body decoded as `schema` (with the schema's own excess-member rule), or none. */
-const decodes = <A, I>(schema: Schema.Schema<A, I>, body: Uint8Array): Option.Option<A> =>
-  Option.flatMap(textOf(body), Schema.decodeUnknownOption(Schema.parseJson(schema)))
+/**
+ * A body decoded as `schema` (with the schema's own excess-member rule), or none. Each decoder is
+ * built once, here at module level: `Schema.parseJson(schema)` made per answer is a new schema whose
+ * parser would be rebuilt every time.
+ */
+const bodyDecoder = <A, I>(schema: Schema.Schema<A, I>) => {
+  const decode = Schema.decodeUnknownOption(Schema.parseJson(schema))
+  return (body: Uint8Array): Option.Option<A> => Option.flatMap(textOf(body), decode)
+}
+
+const decodes = {
+  providerList: bodyDecoder(ProviderList),
+  notReady: bodyDecoder(NotReadyAnswer),
+  start: bodyDecoder(StartAnswer),
+  startSessionId: bodyDecoder(StartSessionId),
+  pollNotFound: bodyDecoder(PollNotFound),
+  poll: bodyDecoder(PollAnswer),
+  cancelConfirmed: bodyDecoder(CancelConfirmed),
+  cancelNotFound: bodyDecoder(CancelNotFound),
+  signOut: bodyDecoder(SignOutAnswer)
+}
+const decodeProviderCard = Schema.decodeUnknownOption(ProviderCard)
 
 /** Exactly one openai-codex card whose `status.logged_in` is a boolean (C5). */
 const codexCard = (body: Uint8Array): Option.Option<Card> =>
-  Option.flatMap(decodes(ProviderList, body), ({ providers }) => {
+  Option.flatMap(decodes.providerList(body), ({ providers }) => {
     const cards = providers
-      .flatMap((entry) => Option.toArray(Schema.decodeUnknownOption(ProviderCard)(entry)))
+      .flatMap((entry) => Option.toArray(decodeProviderCard(entry)))
       .filter((card) => card.id === CodexProvider)
     const loggedIn = cards.length === 1 ? cards[0]?.status.logged_in : undefined
     return typeof loggedIn === "boolean" ? Option.some({ loggedIn }) : Option.none()
@@ -148,7 +167,7 @@ export const HermesApiLive = Layer.effect(
           if (answer.status === 401) {
             return Effect.fail(new CallError({ reason: "refused", instance, mayHaveRun: false }))
           }
-          if (answer.status === 503 && Option.isSome(decodes(NotReadyAnswer, answer.body))) {
+          if (answer.status === 503 && Option.isSome(decodes.notReady(answer.body))) {
             return Effect.fail(new CallError({ reason: "not-ready", instance, mayHaveRun: false }))
           }
           return Effect.succeed(answer)
@@ -176,7 +195,7 @@ export const HermesApiLive = Layer.effect(
       if (!endpoint.contract) return yield* Effect.fail(new ContractMissing({ instance: instanceOf(endpoint) }))
       const { answer, instance } = yield* call(endpoint, "POST", routes.start, config.deadlines.start)
       if (answer.status !== 200) return yield* Effect.fail(httpError(instance))
-      const value = Option.match(decodes(StartAnswer, answer.body), {
+      const value = Option.match(decodes.start(answer.body), {
         onSome: (started) =>
           Start.Started({
             sessionId: started.session_id,
@@ -186,7 +205,7 @@ export const HermesApiLive = Layer.effect(
           }),
         onNone: () =>
           Start.Unrecognized({
-            sessionId: Option.map(decodes(StartSessionId, answer.body), (named) => named.session_id)
+            sessionId: Option.map(decodes.startSessionId(answer.body), (named) => named.session_id)
           })
       })
       return { instance, value }
@@ -198,11 +217,11 @@ export const HermesApiLive = Layer.effect(
         const { answer, instance } = yield* call(endpoint, "GET", routes.poll(sessionId))
         // Only the poll route's own not-found answer says Hermes let the session go; a 404 of another
         // shape (no such route, something else on the port) proves nothing and keeps it held (D17).
-        if (answer.status === 404 && Option.isSome(decodes(PollNotFound, answer.body))) {
+        if (answer.status === 404 && Option.isSome(decodes.pollNotFound(answer.body))) {
           return { instance, value: Poll.NotHeld() }
         }
         if (answer.status !== 200) return yield* Effect.fail(httpError(instance))
-        const value = Option.match(decodes(PollAnswer, answer.body), {
+        const value = Option.match(decodes.poll(answer.body), {
           onSome: ({ status }) => Poll.Status({ status }),
           onNone: () => Poll.Unrecognized()
         })
@@ -214,10 +233,10 @@ export const HermesApiLive = Layer.effect(
         const endpoint = yield* tickets.identify
         const { answer, instance } = yield* call(endpoint, "DELETE", routes.cancel(sessionId))
         if (answer.status !== 200) return yield* Effect.fail(httpError(instance))
-        const confirmed = decodes(CancelConfirmed, answer.body)
+        const confirmed = decodes.cancelConfirmed(answer.body)
         const value = Option.isSome(confirmed)
           ? Cancel.Cancelled({ sessionId: confirmed.value.session_id })
-          : Option.isSome(decodes(CancelNotFound, answer.body))
+          : Option.isSome(decodes.cancelNotFound(answer.body))
           ? Cancel.NotFound()
           : Cancel.Unrecognized()
         return { instance, value }
@@ -228,7 +247,7 @@ export const HermesApiLive = Layer.effect(
       const { answer, instance } = yield* call(endpoint, "DELETE", routes.signOut)
       if (answer.status === 409) return { instance, value: SignOut.NothingStored() }
       if (answer.status !== 200) return yield* Effect.fail(httpError(instance))
-      const decoded = decodes(SignOutAnswer, answer.body)
+      const decoded = decodes.signOut(answer.body)
       if (Option.isNone(decoded)) return yield* Effect.fail(malformed(instance))
       return { instance, value: decoded.value.ok ? SignOut.SignedOut() : SignOut.NothingStored() }
     })

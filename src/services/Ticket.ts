@@ -1,7 +1,7 @@
 // Ticket: identify the gateway (C2, with every validation) into an `Endpoint`, and mint one
 // single-use `native-http` ticket for one request. A ticket leaves this service only as a
 // Redacted value, handed to the one request it is for, and is never stored.
-import { Context, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { Context, Effect, Either, Layer, Option, Redacted, Schema } from "effect"
 import type { TicketParams } from "../schema/control.js"
 import { IdentifyResult, OAuthCancelContract, SessionAuthority, TicketResult } from "../schema/control.js"
 import { type ApiOrigin, parseApiOrigin } from "./api-origin.js"
@@ -24,12 +24,14 @@ export class Ticket extends Context.Tag("buddy/Ticket")<Ticket, {
   readonly mint: (endpoint: Endpoint) => Effect.Effect<Redacted.Redacted<string>, GatewayError>
 }>() {}
 
+// Built once: a decoder made per answer would rebuild its parser every time.
+const decodeIdentity = Schema.decodeUnknownEither(IdentifyResult)
+const decodeTicket = Schema.decodeUnknownEither(TicketResult)
+
 /** C2 identify validation, in order: shape, origin, our profile, readiness; then the contract. */
 export const endpointOf = (home: string, result: Record<string, unknown>): Effect.Effect<Endpoint, GatewayError> =>
   Effect.gen(function*() {
-    const identity = yield* Schema.decodeUnknown(IdentifyResult)(result).pipe(
-      Effect.mapError(() => gatewayError("incompatible"))
-    )
+    const identity = yield* Either.mapLeft(decodeIdentity(result), () => gatewayError("incompatible"))
     const origin = yield* Option.match(parseApiOrigin(identity.api_origin), {
       onNone: () => Effect.fail(gatewayError("foreign-origin")),
       onSome: Effect.succeed
@@ -74,9 +76,7 @@ export const TicketLive = Layer.effect(
           config.limits.ticketLine
         )
         if (!reply.ok) return yield* Effect.fail(gatewayError("refused"))
-        const result = yield* Schema.decodeUnknown(TicketResult)(reply.result).pipe(
-          Effect.mapError(() => gatewayError("malformed"))
-        )
+        const result = yield* Either.mapLeft(decodeTicket(reply.result), () => gatewayError("malformed"))
         if (result.profile_id !== params.profile_id || result.instance_id !== params.instance_id) {
           return yield* Effect.fail(gatewayError("malformed"))
         }

@@ -51,12 +51,7 @@ const identifyThenMint = (result: Record<string, unknown>) =>
         const reply = request.verb === "identify" ? ok(result) : ticketReply
         return { home, socket: `${home}/gateway.sock`, reply }
       })
-    // Both ways a mint may reach the socket: C1 afresh, or the place this operation's identify found.
-    const service = {
-      exchange: (request: ControlRequest) => answer(request),
-      exchangeVia: (_at: unknown, request: ControlRequest) => answer(request)
-    }
-    const socket = Layer.succeed(GatewaySocket, GatewaySocket.of(service))
+    const socket = Layer.succeed(GatewaySocket, GatewaySocket.of({ exchange: answer }))
     const layer = TicketLive.pipe(Layer.provide(Layer.merge(socket, BuddyConfig.layer({}))))
     const outcome = yield* Effect.gen(function*() {
       const ticket = yield* Ticket

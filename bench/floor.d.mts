@@ -1,0 +1,4 @@
+// Types for floor.mjs, the raw client the bench measures buddy against.
+
+/** One status read (identify, mint, GET) against the gateway at `socketPath` for the real home `home`. */
+export declare const rawRead: (socketPath: string, home: string) => Promise<boolean>

@@ -1,0 +1,340 @@
+// The bench (`npm run bench`, docs/performance.md): buddy against the floor, everything out of
+// process. A minimal gateway stand-in runs in its own process (bench/standin.mjs); the floor is a
+// minimal raw client (bench/floor.mjs). Every figure is a ratio of two things measured in this same
+// run, interleaved, because this machine is shared and its absolute times mean little:
+//   - HermesApi.providerCard on the real layers vs the raw client, p50 and p90;
+//   - GET /api/buddy through the real `buddy serve` vs the raw client, p50 and p90 (and, for
+//     reference, through a bare node:http server that calls the raw client);
+//   - throughput of GET /api/buddy at 16 and 64 connections vs that bare server (bench/load.mjs,
+//     a load generator in its own process);
+//   - CLI cold start, `buddy --version` and `buddy status --json`, vs `node -e 0` (hyperfine).
+// `npm run bench` writes the results into docs/performance.md; `npm run bench:check` (`--check`)
+// writes nothing and exits 1 when a ratio is more than 25 % worse than the figures stored there.
+// RUNS (latency samples per kind, default 400), LOAD_SECONDS (per round, default 3), LOAD_ROUNDS
+// (default 3), CLI_ROUNDS (default 5) and CLI_RUNS (per round, default 10) shorten or lengthen it.
+import { Layer, ManagedRuntime } from "effect"
+import { execFileSync, spawn } from "node:child_process"
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { request } from "node:http"
+import * as os from "node:os"
+import { join } from "node:path"
+import { createInterface } from "node:readline"
+import { fileURLToPath } from "node:url"
+import { BuddyConfig } from "../src/services/BuddyConfig.js"
+import { HermesApi } from "../src/services/HermesApi.js"
+import { GatewayLive } from "../src/services/layers.js"
+import { rawRead } from "./floor.mjs"
+import { type Child, startChild, startStandin } from "./standin.js"
+
+const root = fileURLToPath(new URL("../", import.meta.url))
+const doc = join(root, "docs/performance.md")
+const check = process.argv.includes("--check")
+const runs = Number(process.env.RUNS ?? 400)
+const warmup = 50
+const loadSeconds = Number(process.env.LOAD_SECONDS ?? 3)
+const loadRounds = Number(process.env.LOAD_ROUNDS ?? 3)
+const cliRuns = Number(process.env.CLI_RUNS ?? 10)
+const cliRounds = Number(process.env.CLI_ROUNDS ?? 5)
+/** ONLY=latency,throughput,cli runs just those parts, for trying a change; nothing is written or checked. */
+const only = process.env.ONLY?.split(",")
+const part = (name: "latency" | "throughput" | "cli") => only === undefined || only.includes(name)
+/** How much worse than the stored figure a ratio may get before `--check` fails. */
+const tolerance = 1.25
+
+/** What each ratio is, its target, and which way is better. */
+const targets = {
+  "service p50": { what: "HermesApi.providerCard / raw client, p50", target: 1.3, better: "lower" },
+  "service p90": { what: "HermesApi.providerCard / raw client, p90", target: undefined, better: "lower" },
+  "route p50": { what: "GET /api/buddy via buddy serve / raw client, p50", target: 1.5, better: "lower" },
+  "route p90": { what: "GET /api/buddy via buddy serve / raw client, p90", target: undefined, better: "lower" },
+  "bare route p50": { what: "GET via bare node:http server / raw client, p50 (reference)", better: "lower" },
+  "throughput 16": {
+    what: "GET /api/buddy req/s, buddy serve / bare server, 16 connections",
+    target: 0.7,
+    better: "higher"
+  },
+  "throughput 64": {
+    what: "GET /api/buddy req/s, buddy serve / bare server, 64 connections",
+    target: 0.7,
+    better: "higher"
+  },
+  "cli --version": { what: "buddy --version / node -e 0, median", target: 2.5, better: "lower" },
+  "cli status": { what: "buddy status --json / node -e 0, median", target: 3, better: "lower" }
+} as const satisfies Record<string, { what: string; target?: number | undefined; better: "lower" | "higher" }>
+type Name = keyof typeof targets
+
+const quantile = (values: ReadonlyArray<number>, q: number) => {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN
+}
+
+const timed = async (run: () => Promise<unknown>) => {
+  const start = performance.now()
+  await run()
+  return performance.now() - start
+}
+
+/** One GET on a new connection (as a browser's first request, and as the raw client's GET). */
+const get = (port: number, path: string) =>
+  new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const req = request({ host: "127.0.0.1", port, path, agent: false }, (res) => {
+      const parts: Array<Buffer> = []
+      res.on("data", (chunk: Buffer) => parts.push(chunk))
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(parts).toString("utf8") }))
+    })
+    req.on("error", reject)
+    req.end()
+  })
+
+/** The real executable, `buddy serve`, on a free port; resolves with the port it announces. */
+const startServe = (configFile: string) =>
+  new Promise<Child<{ port: number }>>((resolve, reject) => {
+    const child = spawn(process.execPath, [join(root, "bin/buddy.js"), "serve", "--config", configFile], {
+      stdio: ["pipe", "pipe", "pipe"]
+    })
+    child.stdout.resume() // the journal; status reads write none
+    child.once("exit", (code) => reject(new Error(`buddy serve exited with ${code}`)))
+    createInterface({ input: child.stderr }).on("line", (line) => {
+      const port = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(line)?.[1]
+      if (port !== undefined) {
+        resolve({
+          ready: { port: Number(port) },
+          process: child,
+          close: () => child.kill("SIGTERM")
+        })
+      }
+    })
+  })
+
+let failedAnswers = 0
+const load = (port: number, connections: number) =>
+  startChild<{ requests: number; non200: number; errors: number; seconds: number }>("load.mjs", [
+    `http://127.0.0.1:${port}/api/buddy`,
+    String(connections),
+    String(loadSeconds)
+  ]).then((child) => {
+    child.close()
+    const { requests, non200, errors, seconds } = child.ready
+    // Only reads that worked count; any other answer is reported with the results.
+    failedAnswers += non200 + errors
+    return requests / seconds
+  })
+
+/**
+ * CLI start: hyperfine, a new process per run, in CLI_ROUNDS rounds of CLI_RUNS runs of every
+ * command; each round's medians give its ratios, and the figure is the median over the rounds, so a
+ * change of load during the run weighs on every command alike.
+ */
+const hyperfine = (home: string) => {
+  const work = mkdtempSync(join(os.tmpdir(), "buddy-bench-cli-"))
+  const buddy = `${process.execPath} ${join(root, "bin/buddy.js")}`
+  const version: Array<number> = []
+  const status: Array<number> = []
+  for (let round = 0; round < cliRounds; round++) {
+    const file = join(work, `round-${round}.json`)
+    execFileSync("hyperfine", [
+      "-N",
+      "--warmup",
+      "2",
+      "--runs",
+      String(cliRuns),
+      "--style",
+      "none",
+      "--export-json",
+      file,
+      `${process.execPath} -e 0`,
+      `${buddy} --version`,
+      `${buddy} status --json --home ${home}`
+    ], { stdio: ["ignore", "ignore", "pipe"] }) // its warnings about outliers say what we know: the machine is shared
+    const { results } = JSON.parse(readFileSync(file, "utf8")) as { results: Array<{ median: number }> }
+    const [node = Number.NaN, v = Number.NaN, s = Number.NaN] = results.map((r) => r.median)
+    version.push(v / node)
+    status.push(s / node)
+  }
+  rmSync(work, { recursive: true, force: true })
+  return { "cli --version": quantile(version, 0.5), "cli status": quantile(status, 0.5) }
+}
+
+const began = performance.now()
+const loadBefore = os.loadavg()
+execFileSync(process.execPath, [join(root, "scripts/build.js")], { stdio: "inherit" })
+const standin = await startStandin()
+const work = mkdtempSync(join(os.tmpdir(), "buddy-bench-serve-"))
+const cleanups: Array<() => void> = [() => standin.close(), () => rmSync(work, { recursive: true, force: true })]
+const cleanUp = () => cleanups.splice(0).forEach((cleanup) => cleanup())
+process.on("exit", cleanUp)
+
+const configFile = join(work, "config.json")
+writeFileSync(
+  configFile,
+  JSON.stringify({
+    hermesHome: standin.home,
+    launchpadOrigin: "https://launchpad.example",
+    buddyOrigin: "https://buddy.example",
+    environment: "hosted-personal",
+    locale: "en"
+  })
+)
+const say = (line: string) => process.stderr.write(`bench: ${line}\n`)
+say(`stand-in ${standin.origin}; starting buddy serve`)
+const serve = await startServe(configFile)
+cleanups.unshift(serve.close)
+const bare = await startChild<{ port: number }>("bare-server.mjs", [standin.socket, standin.home])
+cleanups.unshift(bare.close)
+const runtime = ManagedRuntime.make(GatewayLive.pipe(Layer.provide(BuddyConfig.layer({ hermesHome: standin.home }))))
+const api = await runtime.runPromise(HermesApi)
+
+// Every kind answers what the stand-in serves (signed in) before anything is timed.
+const expectWorks = (what: string, ok: boolean) => {
+  if (!ok) throw new Error(`${what} did not read "signed in" from the stand-in`)
+}
+const kinds = {
+  floor: async () => expectWorks("raw client", await rawRead(standin.socket, standin.home)),
+  service: async () => expectWorks("providerCard", (await runtime.runPromise(api.providerCard)).value.loggedIn),
+  route: async () => {
+    const answer = await get(serve.ready.port, "/api/buddy")
+    expectWorks(`buddy serve (${answer.status} ${answer.body})`, answer.status === 200 && answer.body.includes("works"))
+  },
+  bare: async () => expectWorks("bare server", (await get(bare.ready.port, "/api/buddy")).status === 200)
+}
+const order = Object.keys(kinds) as Array<keyof typeof kinds>
+const samples = Object.fromEntries(order.map((kind) => [kind, [] as Array<number>])) as Record<
+  keyof typeof kinds,
+  Array<number>
+>
+say(`latency: ${warmup} warm-up and ${runs} timed rounds of ${order.join(", ")}`)
+// Interleaved, each round in a rotated order, so no kind always follows the same one.
+for (let i = 0; i < (part("latency") ? warmup + runs : 0); i++) {
+  for (let k = 0; k < order.length; k++) {
+    const kind = order[(i + k) % order.length]!
+    const time = await timed(kinds[kind])
+    if (i >= warmup) samples[kind].push(time)
+  }
+}
+await runtime.dispose()
+const p = (kind: keyof typeof kinds, q: number) => quantile(samples[kind], q) / quantile(samples.floor, q)
+
+// Throughput: rounds alternate which server goes first.
+const throughput: Partial<Record<Name, number>> = {}
+for (const connections of part("throughput") ? [16, 64] : []) {
+  say(`throughput at ${connections} connections: ${loadRounds} rounds of ${loadSeconds} s per server`)
+  let buddy = 0
+  let floor = 0
+  for (let round = 0; round < loadRounds; round++) {
+    if (round % 2 === 0) {
+      floor += await load(bare.ready.port, connections)
+      buddy += await load(serve.ready.port, connections)
+    } else {
+      buddy += await load(serve.ready.port, connections)
+      floor += await load(bare.ready.port, connections)
+    }
+  }
+  throughput[connections === 16 ? "throughput 16" : "throughput 64"] = buddy / floor
+}
+serve.close()
+bare.close()
+
+const ratios: Record<Name, number> = {
+  "cli --version": Number.NaN,
+  "cli status": Number.NaN,
+  "service p50": p("service", 0.5),
+  "service p90": p("service", 0.9),
+  "route p50": p("route", 0.5),
+  "route p90": p("route", 0.9),
+  "bare route p50": p("bare", 0.5),
+  "throughput 16": throughput["throughput 16"] ?? Number.NaN,
+  "throughput 64": throughput["throughput 64"] ?? Number.NaN,
+  ...(part("cli")
+    ? (say(`CLI start: hyperfine, ${cliRounds} rounds of ${cliRuns} runs per command`), hyperfine(standin.home))
+    : {})
+}
+// bin/buddy.js runs the source through tsx when a file under src/ is newer than the bundle: a
+// concurrent edit during the run would have measured that instead of the bundle.
+const bundleBuilt = statSync(join(root, "dist/buddy.js")).mtimeMs
+const editedMeanwhile = readdirSync(join(root, "src"), { recursive: true, withFileTypes: true })
+  .filter((entry) => entry.isFile() && statSync(join(entry.parentPath, entry.name)).mtimeMs > bundleBuilt)
+  .map((entry) => join(entry.parentPath, entry.name))
+if (editedMeanwhile.length > 0) {
+  throw new Error(`src/ changed during the run (${editedMeanwhile.join(", ")}): buddy ran from source; run again`)
+}
+const wall = (performance.now() - began) / 1000
+const machine = {
+  cores: os.availableParallelism(),
+  node: process.version,
+  load: [loadBefore[0], os.loadavg()[0]].map((l) => Number(l?.toFixed(2))),
+  samples: runs,
+  failedAnswersUnderLoad: failedAnswers,
+  wallSeconds: Math.round(wall)
+}
+
+/** Met at the precision the figure is shown with (two decimals; the targets have one). */
+const met = (name: Name, value: number) => {
+  const { better, target } = targets[name] as { better: "lower" | "higher"; target?: number }
+  if (target === undefined) return ""
+  const shown = Number(value.toFixed(2))
+  return (better === "lower" ? shown <= target : shown >= target) ? "met" : "NOT met"
+}
+const table = [
+  "| ratio | measured | target | |",
+  "|---|---|---|---|",
+  ...(Object.keys(targets) as Array<Name>).map((name) => {
+    const { what, better, target } = targets[name] as { what: string; better: "lower" | "higher"; target?: number }
+    const goal = target === undefined ? "" : `${better === "lower" ? "≤" : "≥"} ${target}`
+    return `| ${what} | ${ratios[name].toFixed(2)}× | ${goal} | ${met(name, ratios[name])} |`
+  })
+].join("\n")
+console.log(table)
+console.log(
+  `\n${machine.cores} cores, load ${
+    machine.load.join(" → ")
+  }, ${runs} samples per kind, wall ${machine.wallSeconds} s` +
+    `, ${failedAnswers} answers under load that were not a 200 reading "works"`
+)
+
+const begin = "<!-- bench:results:begin -->"
+const end = "<!-- bench:results:end -->"
+const text = readFileSync(doc, "utf8")
+const stored = /```json\n([\s\S]*?)\n```/.exec(text.slice(text.indexOf(begin), text.indexOf(end)))?.[1]
+
+if (only !== undefined) {
+  // A partial run is for trying a change: it neither checks nor writes.
+} else if (check) {
+  if (stored === undefined) throw new Error("docs/performance.md holds no stored figures: run `npm run bench` first")
+  const baseline = (JSON.parse(stored) as { ratios: Record<Name, number> }).ratios
+  // The bare server's own ratio is a reference, not buddy's: it is shown, never checked.
+  const worse = (Object.keys(targets) as Array<Name>).filter((name) => {
+    const before = baseline[name]
+    if (before === undefined || name === "bare route p50") return false
+    return targets[name].better === "lower" ? ratios[name] > before * tolerance : ratios[name] < before / tolerance
+  })
+  for (const name of worse) {
+    console.error(`regressed: ${name} ${ratios[name].toFixed(2)}× against ${baseline[name].toFixed(2)}× stored`)
+  }
+  if (worse.length > 0) process.exitCode = 1
+  else console.log("bench:check: no ratio more than 25 % worse than docs/performance.md")
+} else {
+  const block = [
+    begin,
+    `Last run: ${new Date().toISOString().slice(0, 10)}, ${machine.cores} cores, Node ${machine.node}, load average ` +
+    `${machine.load.join(" → ")} (before → after), ${runs} interleaved samples per kind, bench wall time ` +
+    `${machine.wallSeconds} s.`,
+    "",
+    table,
+    "",
+    "```json",
+    JSON.stringify(
+      { machine, ratios: Object.fromEntries(Object.entries(ratios).map(([k, v]) => [k, Number(v.toFixed(3))])) },
+      null,
+      2
+    ),
+    "```",
+    end
+  ].join("\n")
+  const at = text.indexOf(begin)
+  const next = at === -1
+    ? `${text.trimEnd()}\n\n${block}\n`
+    : text.slice(0, at) + block + text.slice(text.indexOf(end) + end.length)
+  writeFileSync(doc, next)
+  console.log("written to docs/performance.md")
+}
+cleanUp()
