@@ -10,6 +10,10 @@ export default defineConfig({
     exclude: ["test/services/no-proxy.test.ts"],
     // One test sets HOME to see the ~/.hermes default; only a process of its own sees that in os.homedir().
     pool: "forks",
+    // Dependencies are loaded once for all the files of a run (the suite: 45 s isolated, 20 s not);
+    // our own modules load again for each file (test/support/mutation-reload.ts, D11).
+    isolate: false,
+    setupFiles: ["test/support/mutation-reload.ts"],
     testTimeout: 30_000,
     hookTimeout: 30_000
   }

@@ -5,15 +5,10 @@
 // still saves.
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
-import * as HttpServer from "@effect/platform/HttpServer"
-import type { ServeError } from "@effect/platform/HttpServerError"
-import { Array as Arr, Console, Data, Effect, Either, Layer, Option, ParseResult, Schema } from "effect"
+import { Array as Arr, Console, Data, Effect, Either, Option, ParseResult, Schema } from "effect"
 import * as fs from "node:fs/promises"
-import { BuddyHttpApp, BuddyLive, configFrom } from "../http/app.js"
 import { ConfigFile, Environment, Locale } from "../schema/config.js"
-import type { BuddyConfigShape } from "../services/BuddyConfig.js"
 import { ExitCode } from "./exit.js"
-import * as NodeServer from "./node-server.js"
 import { commonOptions } from "./root.js"
 import * as words from "./words.js"
 
@@ -101,41 +96,6 @@ export const portProblem = (text: string): Option.Option<string> => {
 }
 const portRange = "a port is a whole number from 0 to 65535 (0 picks a free one)."
 
-/** Why the server could not listen, in words (exit 1): the system's own code, never a stack. */
-const listenWords = (port: number, error: ServeError): string => {
-  const code = error.cause instanceof Error && "code" in error.cause ? String(error.cause.code) : "unknown"
-  switch (code) {
-    case "EADDRINUSE":
-      return `buddy serve: port ${port} on 127.0.0.1 is in use by another program; stop it or choose another --port.`
-    case "EACCES":
-      return `buddy serve: this account may not listen on port ${port} of 127.0.0.1; choose a port above 1023.`
-    default:
-      return `buddy serve: it could not listen on port ${port} of 127.0.0.1 (${code}).`
-  }
-}
-
-/**
- * Serves until interrupted, printing the address on stderr (stdout is the journal). `limits`
- * are the server's deadlines and sizes; tests shorten them.
- */
-export const serveOn = (
-  config: BuddyConfigShape,
-  port: number,
-  limits: NodeServer.ServerLimits = NodeServer.serverLimits
-) => {
-  const app = HttpServer.serve(BuddyHttpApp).pipe(Layer.provide(BuddyLive(config)))
-  const announce = Layer.effectDiscard(
-    Effect.flatMap(HttpServer.HttpServer, (server) =>
-      server.address._tag === "TcpAddress"
-        ? Console.error(`buddy serve: listening on http://127.0.0.1:${server.address.port}`)
-        : Effect.void)
-  )
-  return Layer.mergeAll(app, announce).pipe(
-    Layer.provide(NodeServer.layer({ host: "127.0.0.1", port }, limits, config.limits.requestBody)),
-    Layer.launch
-  )
-}
-
 export const serveCommand = Command.make(
   "serve",
   {
@@ -160,9 +120,10 @@ export const serveCommand = Command.make(
       )
       // --home overrides the file's hermesHome; without either, BuddyConfig's default (C1.1).
       const hermesHome = Option.getOrUndefined(home) ?? file.hermesHome
-      return yield* serveOn(configFrom({ ...file, ...(hermesHome === undefined ? {} : { hermesHome }) }), port).pipe(
-        Effect.catchTag("ServeError", (error) =>
-          Effect.zipRight(Console.error(listenWords(port, error)), Effect.fail(new ExitCode({ code: 1 }))))
+      // The HTTP stack is loaded only here: every other command starts without it (issue 10, D19).
+      const serving = yield* Effect.promise(() =>
+        import("./serving.js")
       )
+      return yield* serving.serveFile({ ...file, ...(hermesHome === undefined ? {} : { hermesHome }) }, port)
     })
 ).pipe(Command.withDescription("Serve the Launchpad's HTTP app on 127.0.0.1 (journal on stdout)."))

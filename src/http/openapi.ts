@@ -89,9 +89,10 @@ const make = (root: string) => {
     ...(operation.body === "none"
       ? {}
       : { requestBody: { required: true, content: content(operation.body === "empty" ? EmptyBody : HandleBody) } }),
+    // Status codes are integer-like keys: an object lists them in ascending order whatever the
+    // order they were added in, and so does the JSON.
     responses: Object.fromEntries(
       [["200", { description: "done", content: content(operation.success) }] as const, ...refusalResponses(operation)]
-        .toSorted(([a], [b]) => Number(a) - Number(b))
     )
   })
 

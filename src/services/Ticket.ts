@@ -36,9 +36,9 @@ export const endpointOf = (home: string, result: Record<string, unknown>): Effec
       onNone: () => Effect.fail(gatewayError("foreign-origin")),
       onSome: Effect.succeed
     })
-    const ours = identity.served_profiles.filter((profile) => profile.home === home)
-    const profile = ours[0]
-    if (ours.length !== 1 || profile === undefined) return yield* Effect.fail(gatewayError("incompatible"))
+    // Our home served exactly once: none, or two profiles on it, is not a gateway we can name.
+    const [profile, ...others] = identity.served_profiles.filter((served) => served.home === home)
+    if (profile === undefined || others.length > 0) return yield* Effect.fail(gatewayError("incompatible"))
     if (identity.state !== "ready" || !identity.capabilities.includes(SessionAuthority)) {
       return yield* Effect.fail(gatewayError("not-ready"))
     }

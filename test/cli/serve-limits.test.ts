@@ -45,7 +45,7 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Duration, Effect } from "effect"
 import { readFileSync } from "node:fs"
-import { serveOn } from "./src/cli/serve.js"
+import { serveOn } from "./src/cli/serving.js"
 import { BuddyConfig } from "./src/services/BuddyConfig.js"
 const file = JSON.parse(readFileSync(process.argv[2], "utf8"))
 const config = BuddyConfig.make({ ...file, deadlines: { api: Duration.seconds(3) } })

@@ -47,7 +47,7 @@ interface Operation {
 
 interface Document {
   readonly openapi: string
-  readonly info: { readonly title: string; readonly version: string }
+  readonly info: { readonly title: string; readonly version: string; readonly description: string }
   readonly paths: Record<string, Record<string, Operation>>
   readonly components: { readonly schemas: Record<string, JsonSchema> }
 }
@@ -275,6 +275,22 @@ describe("GET /api/buddy/openapi.json", () => {
       expect(document.info.title).toBe("buddy")
       expect(document.info.version).toBe(buddyVersion)
       expect(shapeOf(document)).toStrictEqual(expected)
+    }))
+
+  it.scopedLive("says what the shapes leave out: every POST body is required, answers in status order, and what any other path or method answers", () =>
+    Effect.gen(function*() {
+      const { document, reply } = yield* fetchDocument
+      for (const [path, methods] of Object.entries(document.paths)) {
+        for (const [method, operation] of Object.entries(methods)) {
+          if (method === "post") expect(operation.requestBody?.required, `${method} ${path}`).toBe(true)
+        }
+      }
+      // The bytes too, not only the parsed keys: a page reading the text sees 200 first.
+      expect(reply.body.indexOf("\"200\":{\"description\":\"done\"")).toBeLessThan(reply.body.indexOf("\"400\":"))
+      expect(document.info.description).toBe(
+        "Buddy's ChatGPT sign-in, state and sign-out, for the Launchpad. Any other path under /api/buddy answers " +
+          "404 {\"error\":\"not-found\"}; another method on a path answers 405 {\"error\":\"method-not-allowed\"} with Allow."
+      )
     }))
 
   it.scopedLive("has exactly the answer schemas as components, every reference resolving", () =>

@@ -1,10 +1,11 @@
 // C2 framing over real Unix sockets: one request line per connection, one bounded reply line,
 // a deadline, and a strict envelope. The peers are tiny node:net servers in a 0700 temp home.
 import { describe, expect, it } from "@effect/vitest"
-import { Clock, Duration, Effect, Option } from "effect"
+import { Clock, Duration, Effect, Fiber, Option, TestClock } from "effect"
 import * as nodePath from "node:path"
 import type { ControlRequest } from "../../src/schema/control.js"
 import { exchangeAt } from "../../src/services/GatewaySocket.js"
+import { realPause } from "../support/buddy.js"
 import {
   answer,
   answerAndHold,
@@ -39,6 +40,12 @@ const closesWithin = (connection: Connection | undefined, millis: number) =>
     Effect.timeoutOption(Duration.millis(millis)),
     Effect.map(Option.isSome)
   )
+
+/** Waits, in real time, until the peer's first connection holds the whole request line. */
+const untilLineReceived = (peer: { readonly connections: ReadonlyArray<Connection> }) =>
+  Effect.gen(function*() {
+    while (!(peer.connections[0]?.received().includes(10) ?? false)) yield* realPause(2)
+  })
 
 const sleep = (millis: number) => new Promise<void>((resolve) => setTimeout(resolve, millis))
 
@@ -250,15 +257,18 @@ describe("C2 the size limit", () => {
 })
 
 describe("C2 the deadline", () => {
-  it.scopedLive("a peer that never answers: timeout at the control deadline, and the client closes", () =>
+  // On the TestClock: the line is on the wire before the clock moves; the deadline is moved past by
+  // hand, 1 ms short of it first, never waited for.
+  it.scoped("a peer that never answers: timeout at the control deadline, not before, and the client closes", () =>
     Effect.gen(function*() {
       const { home, peer } = yield* peerAt(silent)
-      const started = yield* Clock.currentTimeMillis
-      const error = yield* Effect.flip(exchangeFor(home, { control: Duration.millis(300) }))
-      const elapsed = (yield* Clock.currentTimeMillis) - started
-      expect(error.reason).toBe("timeout")
-      expect(elapsed).toBeGreaterThanOrEqual(250)
-      expect(elapsed).toBeLessThan(2000)
+      const fiber = yield* Effect.fork(Effect.flip(exchangeFor(home, { control: Duration.millis(300) })))
+      yield* untilLineReceived(peer)
+      yield* TestClock.adjust("299 millis")
+      yield* realPause(20)
+      expect(Option.isNone(yield* Fiber.poll(fiber))).toBe(true)
+      yield* TestClock.adjust("1 millis")
+      expect((yield* Fiber.join(fiber)).reason).toBe("timeout")
       expect(peer.connections).toHaveLength(1)
       expect(peer.connections[0]?.received().toString("utf8")).toBe(identifyLine)
       expect(yield* closesWithin(peer.connections[0], 1000)).toBe(true)
@@ -280,13 +290,15 @@ describe("C2 the deadline", () => {
       expect(yield* closesWithin(peer.connections[0], 1000)).toBe(true)
     }))
 
-  it.scopedLive("a peer that sends half a line and stalls: timeout", () =>
+  it.scoped("a peer that sends half a line and stalls: timeout", () =>
     Effect.gen(function*() {
-      const { home } = yield* peerAt((connection) => {
+      const { home, peer } = yield* peerAt((connection) => {
         connection.socket.once("data", () => connection.socket.write("{\"ok\":true,\"protocol\":1"))
       })
-      const error = yield* Effect.flip(exchangeFor(home, { control: Duration.millis(300) }))
-      expect(error.reason).toBe("timeout")
+      const fiber = yield* Effect.fork(Effect.flip(exchangeFor(home, { control: Duration.millis(300) })))
+      yield* untilLineReceived(peer)
+      yield* TestClock.adjust("300 millis")
+      expect((yield* Fiber.join(fiber)).reason).toBe("timeout")
     }))
 })
 

@@ -5,7 +5,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Fiber, Layer, Option, TestClock } from "effect"
 import { type FakeGateway, makeFakeGateway } from "../../fixtures/fake-gateway.js"
 import { HermesApi } from "../../src/services/HermesApi.js"
-import { buddyLayer, testDeadlines } from "../support/buddy.js"
+import { buddyLayer, pastDeadlines, realPause, testDeadlines } from "../support/buddy.js"
 
 type HttpReceived = Extract<FakeGateway["received"][number], { channel: "http" }>
 type ControlReceived = Extract<FakeGateway["received"][number], { channel: "control" }>
@@ -308,11 +308,12 @@ describe("HermesApi failures", () => {
     ["a redirect", { kind: "status", status: 302, body: { location: "http://127.0.0.1:1/" } }, "http-error"]
   ]
   for (const [name, fault, reason] of neverResent) {
-    it.live(`${name} on sign-out is ${reason} and the request is never sent again`, () =>
+    // On the TestClock: the timeout passes at once (pastDeadlines).
+    it.effect(`${name} on sign-out is ${reason} and the request is never sent again`, () =>
       withGateway((fake) =>
         Effect.gen(function*() {
           fake.fault("sign-out", fault)
-          const error = yield* Effect.flip(Effect.flatMap(api, (hermes) => hermes.signOut))
+          const error = yield* Effect.flip(pastDeadlines(fake)(Effect.flatMap(api, (hermes) => hermes.signOut)))
           expect(error).toStrictEqual(expect.objectContaining({ _tag: "CallError", reason }))
           expect(httpOf(fake)).toHaveLength(1)
           expect(fake.ticketsMinted).toHaveLength(1)
@@ -440,11 +441,11 @@ describe("HermesApi answers that mean nothing", () => {
       })
     ))
 
-  it.live("a start that times out may have run", () =>
+  it.effect("a start that times out may have run", () =>
     withGateway((fake) =>
       Effect.gen(function*() {
         fake.fault("start", { kind: "timeout" }, 1)
-        expect(yield* Effect.flip(Effect.flatMap(api, (hermes) => hermes.start))).toStrictEqual(
+        expect(yield* Effect.flip(pastDeadlines(fake)(Effect.flatMap(api, (hermes) => hermes.start)))).toStrictEqual(
           expect.objectContaining({ _tag: "CallError", reason: "timeout", mayHaveRun: true })
         )
       })
@@ -613,9 +614,6 @@ describe("what Hermes's answer must look like before we act on it", () => {
       })
     ))
 })
-
-/** A real pause (the TestClock does not move for it): the sockets are real and need real time. */
-const realPause = (millis: number) => Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, millis)))
 
 /** Waits, in real time, until the fake gateway has received a request on this HTTP path. */
 const untilReceived = (fake: FakeGateway, method: string, path: string) =>

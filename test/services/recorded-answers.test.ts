@@ -2,7 +2,7 @@
 // 6–13), with the real layers against the in-process fake: what the fake received and kept, what the
 // journal got, and what the caller was answered. Hermes's own texts must stop at HermesApi.
 import { describe, expect, it } from "@effect/vitest"
-import { type Context, Duration, Effect, Layer } from "effect"
+import { type Context, Duration, Effect, Fiber, Layer, TestClock } from "effect"
 import { readFileSync } from "node:fs"
 import { type FakeGateway, makeFakeGateway } from "../../fixtures/fake-gateway.js"
 import { recordingsFileUrl } from "../../fixtures/hermes/templates.js"
@@ -10,7 +10,7 @@ import type { JournalLines } from "../../src/services/Journal.js"
 import { SignIn } from "../../src/services/SignIn.js"
 import { Status } from "../../src/services/Status.js"
 import { mint } from "../fixtures/wire.js"
-import { buddyLayer, journalLines, testDeadlines } from "../support/buddy.js"
+import { buddyLayer, journalLines, realPause, testDeadlines } from "../support/buddy.js"
 
 interface Buddy {
   readonly signIn: Context.Tag.Service<typeof SignIn>
@@ -53,6 +53,12 @@ const START = "POST /api/providers/oauth/openai-codex/start"
 const POLL = "GET /api/providers/oauth/openai-codex/poll/<id>"
 const CANCEL = "DELETE /api/providers/oauth/sessions/<id>"
 const SIGN_OUT = "DELETE /api/providers/oauth/openai-codex"
+
+/** Waits, in real time, until the start request has reached the fake (its deadline is armed by then). */
+const untilStartReceived = (fake: FakeGateway) =>
+  Effect.gen(function*() {
+    while (!httpLines(fake).includes(START)) yield* realPause(2)
+  })
 
 const httpLines = (fake: FakeGateway) =>
   fake.received.filter((entry): entry is Extract<Received, { channel: "http" }> => entry.channel === "http").map((
@@ -165,21 +171,29 @@ describe("a start Hermes answers with its own failure (fact 8)", () => {
       })
     ))
 
-  it.live("the 504 that ends Hermes's own wait for the code still arrives within buddy's start deadline", () =>
+  // On the TestClock: the start is on the wire before the clock moves, and its answer is held
+  // back by the fake in real time, so the deadline is moved past by hand, never waited for.
+  it.effect("the 504 that ends Hermes's own wait for the code still arrives within buddy's start deadline", () =>
     withBuddy((fake, { signIn }) =>
       Effect.gen(function*() {
-        const wait = Duration.toMillis(testDeadlines.start) / 2
-        fake.fault("start", { kind: "late", ms: wait, then: { kind: "start-timed-out" } }, 1)
-        expect(yield* refusal(signIn.start)).toStrictEqual(unavailable("http-error"))
+        fake.fault("start", { kind: "late", ms: 300, then: { kind: "start-timed-out" } }, 1)
+        const fiber = yield* Effect.fork(refusal(signIn.start))
+        yield* untilStartReceived(fake)
+        // Past the API deadline, 1 ms short of the start's own: the start is still waiting.
+        yield* TestClock.adjust(Duration.subtract(testDeadlines.start, "1 millis"))
+        expect(yield* Fiber.join(fiber)).toStrictEqual(unavailable("http-error"))
         expect(yield* signIn.current).toBe("none")
       })
     ))
 
-  it.live("a start answered only after buddy's start deadline is held without a holder: Hermes had registered it", () =>
+  it.effect("a start answered only after buddy's start deadline is held without a holder: Hermes had registered it", () =>
     withBuddy((fake, { signIn }) =>
       Effect.gen(function*() {
-        fake.fault("start", { kind: "late", ms: Duration.toMillis(testDeadlines.start) + 500 }, 1)
-        expect(yield* refusal(signIn.start)).toStrictEqual(unavailable("timeout"))
+        fake.fault("start", { kind: "late", ms: 60_000 }, 1)
+        const fiber = yield* Effect.fork(refusal(signIn.start))
+        yield* untilStartReceived(fake)
+        yield* TestClock.adjust(testDeadlines.start)
+        expect(yield* Fiber.join(fiber)).toStrictEqual(unavailable("timeout"))
         expect(fake.sessions()).toStrictEqual([expect.objectContaining({ status: "pending", inMap: true })])
         expect(yield* signIn.current).toBe("pending")
         expect(yield* refusal(signIn.start)).toStrictEqual({ _tag: "Blocked", reason: "sign-in-running" })

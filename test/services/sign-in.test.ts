@@ -6,7 +6,7 @@ import { Context, Effect, Exit, Fiber, Layer, Scope, TestClock } from "effect"
 import { type FakeGateway, makeFakeGateway } from "../../fixtures/fake-gateway.js"
 import type { JournalLines } from "../../src/services/Journal.js"
 import { SignIn } from "../../src/services/SignIn.js"
-import { buddyLayer, journalLines } from "../support/buddy.js"
+import { buddyLayer, journalLines, pastDeadlines } from "../support/buddy.js"
 
 type SignInService = Context.Tag.Service<typeof SignIn>
 type Fault = Parameters<FakeGateway["fault"]>[1]
@@ -215,13 +215,14 @@ const unconfirmed: Array<[string, Fault]> = [
 ]
 
 describe("a cancel Hermes does not confirm changes nothing", () => {
+  // On the TestClock: a cancel left unanswered passes its deadline at once (pastDeadlines).
   for (const [name, fault] of unconfirmed) {
-    it.live(`a replacement start on ${name} starts nothing and the old handle still polls pending`, () =>
+    it.effect(`a replacement start on ${name} starts nothing and the old handle still polls pending`, () =>
       withSignIn((fake, signIn) =>
         Effect.gen(function*() {
           const started = yield* signIn.start
           fake.fault("cancel", fault)
-          expect(yield* refusal(signIn.start)).toStrictEqual(blocked("sign-in-running"))
+          expect(yield* refusal(pastDeadlines(fake)(signIn.start))).toStrictEqual(blocked("sign-in-running"))
           expect(fake.sessions()).toHaveLength(1)
           expect(httpLines(fake).filter((line) => line === START)).toHaveLength(1)
           fake.clearFaults()
@@ -229,25 +230,27 @@ describe("a cancel Hermes does not confirm changes nothing", () => {
         })
       ))
 
-    it.live(`an explicit cancel on ${name} is blocked and the sign-in stays held`, () =>
+    it.effect(`an explicit cancel on ${name} is blocked and the sign-in stays held`, () =>
       withSignIn((fake, signIn) =>
         Effect.gen(function*() {
           const started = yield* signIn.start
           fake.fault("cancel", fault)
-          expect(yield* refusal(signIn.cancel(started.handle))).toStrictEqual(blocked("sign-in-running"))
+          expect(yield* refusal(pastDeadlines(fake)(signIn.cancel(started.handle)))).toStrictEqual(
+            blocked("sign-in-running")
+          )
           expect(yield* signIn.current).toBe("pending")
           fake.clearFaults()
           expect(yield* signIn.poll(started.handle)).toStrictEqual(expect.objectContaining({ state: "pending" }))
         })
       ))
 
-    it.live(`a sign-out on ${name} signs nothing out, even while the uncancelled sign-in gets approved`, () =>
+    it.effect(`a sign-out on ${name} signs nothing out, even while the uncancelled sign-in gets approved`, () =>
       withSignIn((fake, signIn) =>
         Effect.gen(function*() {
           const started = yield* signIn.start
           const { id } = onlySession(fake)
           fake.fault("cancel", fault)
-          expect(yield* refusal(signIn.signOut)).toStrictEqual(blocked("sign-in-running"))
+          expect(yield* refusal(pastDeadlines(fake)(signIn.signOut))).toStrictEqual(blocked("sign-in-running"))
           expect(httpLines(fake)).not.toContain(SIGN_OUT)
           expect(fake.signedIn).toBe(true)
           expect(fake.approve(id)).toBe(true)
@@ -255,13 +258,15 @@ describe("a cancel Hermes does not confirm changes nothing", () => {
           expect(yield* signIn.poll(started.handle)).toStrictEqual({ state: "signed-in" })
         }), { signedIn: true }))
 
-    it.live(`a sign-in kept by ${name} ends on the cancel's "not found" from a restarted instance holding the contract`, () =>
+    it.effect(`a sign-in kept by ${name} ends on the cancel's "not found" from a restarted instance holding the contract`, () =>
       withSignIn((fake, signIn) =>
         Effect.gen(function*() {
           const started = yield* signIn.start
           const { id } = onlySession(fake)
           fake.fault("cancel", fault)
-          expect(yield* refusal(signIn.cancel(started.handle))).toStrictEqual(blocked("sign-in-running"))
+          expect(yield* refusal(pastDeadlines(fake)(signIn.cancel(started.handle)))).toStrictEqual(
+            blocked("sign-in-running")
+          )
           fake.clearFaults()
           fake.restart()
           expect(yield* signIn.cancel(started.handle)).toStrictEqual({ state: "cancelled" })

@@ -10,7 +10,7 @@ import { BuddyConfig } from "../../src/services/BuddyConfig.js"
 import { JournalCapture } from "../../src/services/Journal.js"
 import { BuddyServicesLive } from "../../src/services/layers.js"
 import { Status } from "../../src/services/Status.js"
-import { buddyLayer, journalLines, testDeadlines } from "../support/buddy.js"
+import { buddyLayer, journalLines, pastDeadlines, testDeadlines } from "../support/buddy.js"
 
 type Fault = Parameters<FakeGateway["fault"]>[1]
 
@@ -18,7 +18,9 @@ const readWith = (prepare: (fake: FakeGateway) => void, options: Parameters<type
   Effect.gen(function*() {
     const fake = yield* makeFakeGateway(options)
     prepare(fake)
+    // On the TestClock (it.effect): a request left unanswered passes its deadline at once.
     return yield* Effect.flatMap(Status, (status) => status.read).pipe(
+      pastDeadlines(fake),
       Effect.provide(buddyLayer(fake).pipe(Layer.orDie))
     )
   }).pipe(Effect.scoped)
@@ -31,17 +33,17 @@ const providersWith = (card: unknown) => ({
 })
 
 describe("Buddy's state", () => {
-  it.live("works when the openai-codex card says logged_in true", () =>
+  it.effect("works when the openai-codex card says logged_in true", () =>
     Effect.gen(function*() {
       expect(yield* readWith(() => {}, { signedIn: true })).toStrictEqual({ state: "works" })
     }))
 
-  it.live("waits when it says false", () =>
+  it.effect("waits when it says false", () =>
     Effect.gen(function*() {
       expect(yield* readWith(() => {})).toStrictEqual({ state: "waits" })
     }))
 
-  it.live("is read on a gateway without the cancellation contract too", () =>
+  it.effect("is read on a gateway without the cancellation contract too", () =>
     Effect.gen(function*() {
       expect(yield* readWith(() => {}, { contract: false, signedIn: true })).toStrictEqual({ state: "works" })
     }))
@@ -68,7 +70,7 @@ describe("Buddy's state", () => {
       expect(read).toStrictEqual({ state: "unknown", reason: "not-running" })
     }).pipe(Effect.scoped))
 
-  it.live("is unknown with not-ready while the gateway starts or drains", () =>
+  it.effect("is unknown with not-ready while the gateway starts or drains", () =>
     Effect.gen(function*() {
       expect(yield* readWith(() => {}, { state: "starting" })).toStrictEqual({ state: "unknown", reason: "not-ready" })
       expect(yield* readWith(() => {}, { state: "draining" })).toStrictEqual({ state: "unknown", reason: "not-ready" })
@@ -102,13 +104,13 @@ describe("Buddy's state", () => {
     ]
   ]
   for (const [name, fault, reason] of table) {
-    it.live(`is unknown with ${reason} on ${name}`, () =>
+    it.effect(`is unknown with ${reason} on ${name}`, () =>
       Effect.gen(function*() {
         expect(yield* readWith((fake) => fake.fault("providers", fault))).toStrictEqual({ state: "unknown", reason })
       }))
   }
 
-  it.live("is unknown with incompatible for a gateway that does not know identify", () =>
+  it.effect("is unknown with incompatible for a gateway that does not know identify", () =>
     Effect.gen(function*() {
       const read = yield* readWith((fake) =>
         fake.fault("identify", {
@@ -119,7 +121,7 @@ describe("Buddy's state", () => {
       expect(read).toStrictEqual({ state: "unknown", reason: "incompatible" })
     }))
 
-  it.live("is unknown with refused when the gateway refuses to mint", () =>
+  it.effect("is unknown with refused when the gateway refuses to mint", () =>
     Effect.gen(function*() {
       expect(yield* readWith((fake) => fake.fault("session-ticket", { kind: "refuse-ticket" }))).toStrictEqual({
         state: "unknown",

@@ -1,6 +1,6 @@
 // The layers of the real client, pointed at a fake gateway, for integration tests: real Unix
 // socket, real loopback HTTP, the journal captured. Deadlines are short so fault tests run fast.
-import { Duration, Effect, Layer, Ref } from "effect"
+import { Duration, Effect, Fiber, Layer, Option, Ref, TestClock } from "effect"
 import type { FakeGateway } from "../../fixtures/fake-gateway.js"
 import { BuddyConfig } from "../../src/services/BuddyConfig.js"
 import { JournalCapture, JournalLines } from "../../src/services/Journal.js"
@@ -21,3 +21,30 @@ export const buddyLayer = (fake: FakeGateway) =>
 
 /** The journal lines written so far, parsed. */
 export const journalLines = Effect.flatMap(JournalLines, Ref.get)
+
+/** A real pause: the TestClock does not move for it, and the sockets need real time. */
+export const realPause = (millis: number) =>
+  Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, millis)))
+
+/**
+ * Runs `effect` on the TestClock (inside `it.effect`) and, each time the fake gateway leaves one more
+ * request unanswered (a timeout fault), moves the clock by `step` (by default the longest test
+ * deadline, the start's): a deadline then passes at once instead of after a real wait. Every
+ * deadline is armed before its request leaves, so it is running when the fake holds that request.
+ */
+export const pastDeadlines =
+  (fake: { readonly stalled: number }, step: Duration.DurationInput = testDeadlines.start) =>
+  <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    Effect.gen(function*() {
+      const fiber = yield* Effect.fork(effect)
+      let seen = fake.stalled
+      while (Option.isNone(yield* Fiber.poll(fiber))) {
+        if (fake.stalled > seen) {
+          seen = fake.stalled
+          yield* TestClock.adjust(step)
+        } else {
+          yield* realPause(2)
+        }
+      }
+      return yield* Fiber.join(fiber)
+    })
