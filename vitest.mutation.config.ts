@@ -6,8 +6,18 @@ import { defineConfig } from "vitest/config"
 
 export default defineConfig({
   test: {
-    include: ["test/services/**/*.test.ts", "test/http/**/*.test.ts"],
-    exclude: ["test/services/no-proxy.test.ts"],
+    include: [
+      "test/services/**/*.test.ts",
+      "test/http/**/*.test.ts",
+      "test/fuzz/**/*.test.ts",
+      "test/examples.test.ts"
+    ],
+    // The canary property runs whole sign-ins per case (test/http/secrets covers leaks per mutant).
+    exclude: ["test/services/no-proxy.test.ts", "test/fuzz/canary.test.ts"],
+    // The fuzz properties as `npm test` runs them (200 runs each), from one fixed seed, so that a
+    // mutant is killed or not the same way in every run; the first counterexample is enough to kill
+    // it, so nothing is shrunk.
+    env: { FUZZ_SEED: "20261130", FUZZ_END_ON_FAILURE: "1" },
     // One test sets HOME to see the ~/.hermes default; only a process of its own sees that in os.homedir().
     pool: "forks",
     // Dependencies are loaded once for all the files of a run (the suite: 45 s isolated, 20 s not);

@@ -1,9 +1,8 @@
 // Each step of the CLI's start-up work (docs/performance.md, D19), as ratios to `node -e 0` in the
 // same run: the bundle as D9 built it (ESM, not minified), minified, then CommonJS through
-// `vm.Script` as bin/buddy.js runs it now, without and with V8's code cache; and, as an
-// experiment of what loading serve's HTTP stack lazily would give, the cached bundle with
-// serve.ts's HTTP imports replaced by stubs (that variant cannot serve; --version and status never
-// use them). Every variant is built from the current source into a temporary directory and run
+// `vm.Script` as bin/buddy.js runs it now, without and with V8's code cache (the current bundle,
+// where only serve loads the HTTP stack, through `import()` of src/cli/serving.ts); and, to see
+// what that split gives, the cached bundle with serving.ts imported statically, as before it. Every variant is built from the current source into a temporary directory and run
 // directly (no launcher, so only the bundle differs); hyperfine runs them in ROUNDS rounds
 // (default 5) of RUNS runs (default 10), all commands in each round, and the ratio is the median
 // over the rounds, so a change of load on this shared machine weighs on every variant alike.
@@ -34,25 +33,24 @@ const esmBanner = {
 await build({ ...common, format: "esm", banner: esmBanner, outfile: join(work, "esm.mjs"), logLevel: "error" })
 await build({ ...common, format: "esm", banner: esmBanner, minify: true, outfile: join(work, "esm-min.mjs") })
 await build({ ...common, format: "cjs", minify: true, outfile: join(work, "cjs-min.js"), logLevel: "error" })
-const stubHttp = {
-  name: "stub-serve-http",
+// serve.ts with its lazy `import("./serving.js")` made a static import: the HTTP stack at every start.
+const eagerServe = {
+  name: "eager-serve",
   setup: (b) => {
-    b.onResolve(
-      { filter: /^(\.\.\/http\/app\.js|\.\/node-server\.js|@effect\/platform\/HttpServer)$/ },
-      (a) => a.importer.endsWith("serve.ts") ? { path: a.path, namespace: "stub" } : undefined
-    )
-    b.onLoad({ filter: /.*/, namespace: "stub" }, () => ({
-      contents: "export const BuddyHttpApp = 0, BuddyLive = 0, configFrom = 0, serverLimits = 0, layer = 0, serve = 0",
-      loader: "js"
-    }))
+    b.onLoad({ filter: /src\/cli\/serve\.ts$/ }, (a) => {
+      const text = readFileSync(a.path, "utf8")
+      const eager = text.replace("yield* Effect.promise(() => import(\"./serving.js\"))", "servingEager")
+      if (eager === text) throw new Error("bench/cli-steps.mjs: serve.ts no longer imports serving.js lazily as it did")
+      return { contents: `import * as servingEager from "./serving.js"\n${eager}`, loader: "ts" }
+    })
   }
 }
 await build({
   ...common,
   format: "cjs",
   minify: true,
-  outfile: join(work, "nohttp.js"),
-  plugins: [stubHttp],
+  outfile: join(work, "eager.js"),
+  plugins: [eagerServe],
   logLevel: "error"
 })
 
@@ -71,8 +69,8 @@ script.runInThisContext()(loaded.exports, require, loaded, filename, ${JSON.stri
 `
 writeFileSync(join(work, "vm.cjs"), runner(false))
 writeFileSync(join(work, "vm-cached.cjs"), runner(true))
-writeFileSync(join(work, "nohttp-cached.cjs"), runner(true, "nohttp.js"))
-for (const cached of ["vm-cached.cjs", "nohttp-cached.cjs"]) {
+writeFileSync(join(work, "eager-cached.cjs"), runner(true, "eager.js"))
+for (const cached of ["vm-cached.cjs", "eager-cached.cjs"]) {
   spawnSync(process.execPath, [join(work, cached), "status", "--json", "--home", join(work, "none")], {
     env: { ...process.env, WRITE: "1" }
   })
@@ -84,7 +82,7 @@ const variants = [
   ["ESM, minified", [join(work, "esm-min.mjs")]],
   ["CJS minified via vm.Script", [join(work, "vm.cjs")]],
   ["… with V8 code cache", [join(work, "vm-cached.cjs")]],
-  ["… without serve's HTTP stack", [join(work, "nohttp-cached.cjs")]]
+  ["… serve's HTTP stack eager", [join(work, "eager-cached.cjs")]]
 ]
 const ratios = variants.map(() => [])
 const quote = (parts) => parts.map((part) => `'${part}'`).join(" ")

@@ -22,7 +22,10 @@ export const requireSameOrigin = (config: BuddyConfigShape, request: HttpServerR
 }
 
 /** The path without its query. */
-const withoutQuery = (target: string) => target.split("?", 1)[0] ?? ""
+const withoutQuery = (target: string) => {
+  const query = target.indexOf("?")
+  return query === -1 ? target : target.slice(0, query)
+}
 
 /** A request target without scheme and host, as the platform makes `url` of an absolute one. */
 const targetOf = (url: string) => {
@@ -49,7 +52,9 @@ export interface Place {
  * way, so the checks of C6 hold under every mounting: `/api/buddy/` or `/api/buddy/x` is
  * not-found, `/api/buddyx` is not Buddy's.
  */
-export const placeOf = (request: HttpServerRequest.HttpServerRequest): Option.Option<Place> => {
+export const placeOf = (
+  request: Pick<HttpServerRequest.HttpServerRequest, "originalUrl" | "url">
+): Option.Option<Place> => {
   const original = targetOf(request.originalUrl)
   const url = request.url
   if (url !== original) {

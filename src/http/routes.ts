@@ -1,7 +1,6 @@
 // The routes of C6: each operation of the one table (src/schema/routes.ts: path, method, body,
 // answers) with the work it does once admitted. The app dispatches from this list and the OpenAPI
 // document is generated from the same operations, so the two cannot disagree about what exists.
-import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Either, Schema } from "effect"
 import {
@@ -22,7 +21,7 @@ import { Status } from "../services/Status.js"
 import { answer, json } from "./answer.js"
 import { decodeBody, readBody } from "./body.js"
 import { openApiJson } from "./openapi.js"
-import { type Refused, refused } from "./refusal.js"
+import { refused } from "./refusal.js"
 
 /** What a route's work answers, from the services it asks. */
 type Work = Effect.Effect<HttpServerResponse.HttpServerResponse, Refusal, SignIn | Status | BuddyConfig>
@@ -101,19 +100,6 @@ const handleBody = Effect.gen(function*() {
   if (Either.isLeft(Schema.decodeUnknownEither(Handle)(handle))) return yield* Effect.fail(refused("invalid-handle"))
   return handle
 })
-
-/** A route's parameters as check 4 decodes them: `{handle}`, or `{}` for a route that takes none. */
-export type Input = typeof EmptyBody.Type | { readonly handle: string }
-
-/** Check 4's body part, as the app runs it: the decoded body (a GET reads none and has no parameters). */
-export const inputOf = (
-  route: Route
-): Effect.Effect<Input, Refused, BuddyConfig | HttpServerRequest.HttpServerRequest> =>
-  route.body === "handle"
-    ? Effect.map(handleBody, (handle) => ({ handle }))
-    : route.body === "empty"
-    ? emptyBody
-    : Effect.succeed({})
 
 /** Check 4's body part, then the route's work with what it takes. */
 export const respond = (route: Route, root: string) =>

@@ -127,10 +127,10 @@ const decodeProviderCard = Schema.decodeUnknownOption(ProviderCard)
 /** Exactly one openai-codex card whose `status.logged_in` is a boolean (C5). */
 const codexCard = (body: Uint8Array): Option.Option<Card> =>
   Option.flatMap(decodes.providerList(body), ({ providers }) => {
-    const cards = providers
+    const [card, ...more] = providers
       .flatMap((entry) => Option.toArray(decodeProviderCard(entry)))
-      .filter((card) => card.id === CodexProvider)
-    const loggedIn = cards.length === 1 ? cards[0]?.status.logged_in : undefined
+      .filter((entry) => entry.id === CodexProvider)
+    const loggedIn = card !== undefined && more.length === 0 ? card.status.logged_in : undefined
     return typeof loggedIn === "boolean" ? Option.some({ loggedIn }) : Option.none()
   })
 

@@ -1,7 +1,7 @@
 // Journal (C6): one JSON line per sign-in operation, to stdout by default. The line is built
 // from closed values only, encoded through its Schema (so nothing else can slip in), and a
 // journal that fails never fails the operation it records, nor stops the server (D15).
-import { Context, Data, Effect, Layer, Ref, Schema } from "effect"
+import { Context, Effect, Layer, Ref, Schema } from "effect"
 import type { Writable } from "node:stream"
 import { JournalLine } from "../schema/journal.js"
 
@@ -25,37 +25,34 @@ export const makeJournal = <E>(write: (line: string) => Effect.Effect<void, E>) 
       )
   })
 
-/** A stream the journal can no longer write to: it failed once (EPIPE: its reader is gone). */
-export class JournalBroken extends Data.TaggedError("JournalBroken")<{}> {}
-
 /**
- * Streams that failed, and streams we listen on: one listener per stream however many lines,
- * kept as long as the stream lives (a stream outlives any one layer: stdout is the process's).
+ * Streams we listen on: one listener per stream however many lines, kept as long as the stream
+ * lives (a stream outlives any one layer: stdout is the process's).
  */
-const broken = new WeakSet<Writable>()
 const guarded = new WeakSet<Writable>()
 
 /**
  * A stream's failure arrives as its `'error'` event, after the write returned: unheard, Node
- * throws it and the process dies (`buddy serve | head -1`: EPIPE at the second line). Heard
- * once here, it only marks the stream broken; the stream is destroyed by then and writes no more.
+ * throws it and the process dies (`buddy serve | head -1`: EPIPE at the second line). Heard once
+ * here, it is only heard: a stream that failed (errored or destroyed) takes no more writes, each
+ * refused by Node itself with one more `'error'`, which this listener hears too.
  */
 const guard = (stream: Writable) => {
   if (guarded.has(stream)) return
   guarded.add(stream)
-  stream.on("error", () => broken.add(stream))
+  stream.on("error", () => {})
 }
 
 /**
  * A journal writing a line at a time to `stream` without awaiting the write's callback (stdout on
  * a Linux pipe or file is written synchronously anyway); once the stream failed, lines are dropped.
+ * A write that throws (a stream of the caller's) is dropped too: `record` never fails its caller.
  */
 export const streamJournal = (stream: Writable) =>
   makeJournal((line) =>
-    Effect.suspend(() => {
+    Effect.sync(() => {
       guard(stream)
-      if (broken.has(stream) || stream.destroyed) return Effect.fail(new JournalBroken())
-      return Effect.try({ try: () => void stream.write(`${line}\n`), catch: () => new JournalBroken() })
+      stream.write(`${line}\n`)
     })
   )
 

@@ -1,6 +1,6 @@
 // C1: where the control socket is, and every rule a path must pass before anything is sent.
 // Each refusal is its own closed reason; nothing here follows a link it was not told to follow.
-import { Config, Effect, Either, Option } from "effect"
+import { Config, Effect, Either, Option, Predicate } from "effect"
 import { createHash } from "node:crypto"
 import { constants as fsConstants, type Stats } from "node:fs"
 import * as fsp from "node:fs/promises"
@@ -19,14 +19,14 @@ export interface Located {
 /** The pointer file is read up to this many bytes; one more byte proves it is too long (C1.3). */
 export const pointerLimit = 4096
 
+/** The errno code of a failed fs call (they reject with errno errors; the guard is for the type). */
 const errnoOf = (error: unknown): string =>
-  typeof error === "object" && error !== null && "code" in error && typeof error.code === "string"
-    ? error.code
-    : "EUNKNOWN"
+  Predicate.hasProperty(error, "code") && Predicate.isString(error.code) ? error.code : "EUNKNOWN"
 
 /** A filesystem call whose failure is its errno code, to be mapped to a closed reason by the caller. */
 const fsCall = <A>(run: () => Promise<A>) => Effect.tryPromise({ try: run, catch: errnoOf })
 
+// Stryker disable next-line OptionalChaining,UnaryOperator: Linux always has getuid; the fallback (no uid owns anything) is for the type
 const uid = () => process.getuid?.() ?? -1
 
 /** Owned by us and without the given mode bits. */
@@ -34,8 +34,8 @@ const ownedWithout = (stats: Stats, forbidden: number) => stats.uid === uid() &&
 
 const refuse = (reason: GatewayReason) => Effect.fail(gatewayError(reason))
 
-/** `<hash>` of C1.3: first 16 hex chars of SHA-256 over the UTF-8 bytes of the real home path. */
-export const homeHash = (realHome: string) => createHash("sha256").update(realHome, "utf8").digest("hex").slice(0, 16)
+/** `<hash>` of C1.3: first 16 hex chars of SHA-256 over the UTF-8 bytes of the real home path (a string's default encoding). */
+export const homeHash = (realHome: string) => createHash("sha256").update(realHome).digest("hex").slice(0, 16)
 
 /** The user's home: `$HOME` as the environment gives it, else what the OS account says. */
 const userHome = Config.option(Config.nonEmptyString("HOME")).pipe(
@@ -48,6 +48,9 @@ export const configuredHome = (override: string | undefined) =>
   override !== undefined && override !== ""
     ? Effect.succeed(override)
     : Config.option(Config.nonEmptyString("HERMES_HOME")).pipe(
+      // Config.option already gives none for an absent or empty HERMES_HOME, and reading the
+      // environment does not fail; this is for a ConfigProvider that would.
+      // Stryker disable next-line ArrowFunction: not observable with the environment, for that reason
       Effect.orElseSucceed(() => Option.none<string>()),
       Effect.flatMap(Option.match({
         onSome: Effect.succeed,
@@ -95,7 +98,10 @@ const readPointer = (file: string): Effect.Effect<string, GatewayError | "ENOENT
         if (bytesRead > pointerLimit) return yield* refuse("unsafe-pointer")
         // A byte-order mark survives decoding but not the trim below, as older Hermes read it.
         return yield* Either.mapLeft(decodeUtf8(buffer.subarray(0, bytesRead)), () => gatewayError("unsafe-pointer"))
-      }).pipe(Effect.mapError((error) => (typeof error === "string" ? gatewayError("unsafe-pointer") : error))),
+      }).pipe(
+        // Stryker disable next-line ConditionalExpression,EqualityOperator,StringLiteral: every failure here is unsafe-pointer, the errno codes of stat and read and the refusals alike
+        Effect.mapError((error) => (typeof error === "string" ? gatewayError("unsafe-pointer") : error))
+      ),
     (handle) => Effect.promise(() => handle.close())
   )
 

@@ -1,13 +1,16 @@
-// Fuzzing our own route bodies (C6 check 4) through the real path: `inputOf` for each POST route,
+// Fuzzing our own route bodies (C6 check 4) through the real path: `respond` for each POST route,
 // reading a web request's body (so the 16 KiB bound, strict UTF-8, JSON, exactly the listed keys
 // and the handle's shape all run as the app runs them). The body gives the route's input or one
 // of the closed refusals, and `{}` / `{handle}` pass only in their exact shapes.
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import { Arbitrary, Effect, Exit, FastCheck } from "effect"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import { Arbitrary, Effect, Exit, FastCheck, Layer } from "effect"
 import { describe, expect, it } from "vitest"
-import { inputOf, type Route, routes } from "../../src/http/routes.js"
+import { respond, type Route, routes } from "../../src/http/routes.js"
 import { Handle, HandleBody } from "../../src/schema/routes.js"
 import { BuddyConfig } from "../../src/services/BuddyConfig.js"
+import { SignIn } from "../../src/services/SignIn.js"
+import { Status } from "../../src/services/Status.js"
 import { failureOf } from "./support/closed.js"
 import { arbitraryBytes, jsonBytes, jsonNearMiss, jsonText, stringNearMiss, textBytes } from "./support/mutate.js"
 import { hasExactly, isHandle, isObject, type Json, parseJson, strictUtf8 } from "./support/oracles.js"
@@ -24,17 +27,37 @@ const routeOf = (operationId: string): Route => {
   return route
 }
 
-/** The route's input for this body, as the app reads it. */
+/** The probe's work never asks SignIn or Status: each dies if it ever does. */
+const unused = Effect.dieMessage("route-bodies: the probe's work asked a service")
+const unusedServices = Layer.mergeAll(
+  Layer.succeed(
+    SignIn,
+    SignIn.of({ start: unused, poll: () => unused, cancel: () => unused, signOut: unused, current: unused })
+  ),
+  Layer.succeed(Status, Status.of({ read: unused }))
+)
+
+/**
+ * The route's input for this body, as the app reads it: the route answered by `respond`, with its
+ * work replaced by one that keeps what it was given (`{handle}`, or `{}` for a route without one).
+ */
 const inputFor = (route: Route, body: Uint8Array) => {
   const request = new Request(`http://launchpad.example${route.path}`, {
     method: "POST",
     headers: { "content-type": "application/json" },
     body
   })
+  let given: { readonly handle?: string } | undefined
+  const kept = Effect.sync(() => HttpServerResponse.empty())
+  const probe: Route = route.body === "handle"
+    ? { ...route, run: (handle) => Effect.zipRight(Effect.sync(() => void (given = { handle })), kept) }
+    : { ...route, run: () => Effect.zipRight(Effect.sync(() => void (given = {})), kept) }
   return Effect.runPromiseExit(
-    inputOf(route).pipe(
+    respond(probe, "/api/buddy").pipe(
+      Effect.map(() => given),
       Effect.provideService(HttpServerRequest.HttpServerRequest, HttpServerRequest.fromWeb(request)),
-      Effect.provideService(BuddyConfig, config)
+      Effect.provideService(BuddyConfig, config),
+      Effect.provide(unusedServices)
     )
   )
 }

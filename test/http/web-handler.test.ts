@@ -112,6 +112,26 @@ describe("makeBuddyWebHandler", () => {
       expect(fake.received).toStrictEqual([])
     }))
 
+  it.scopedLive("a body whose stream fails part-way is 400 invalid-request, and Hermes is never asked", () =>
+    Effect.gen(function*() {
+      const fake = yield* makeFakeGateway()
+      const handle = yield* webHandler(fake.home)
+      const failing = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode("{\"han"))
+          controller.error(new Error("the client went away"))
+        }
+      })
+      const request = new Request(url("/api/buddy/sign-in/poll"), {
+        method: "POST",
+        headers: { origin: LAUNCHPAD, "sec-fetch-site": "same-origin", "content-type": "application/json" },
+        body: failing,
+        duplex: "half"
+      } as RequestInit)
+      expectAnswer(yield* handle(request), 400, bodies.invalidRequest)
+      expect(hermesHttp(fake)).toStrictEqual([])
+    }))
+
   it.scopedLive("holds the 16 KiB bound on a body without Content-Length: 16385 is 413, 16384 is accepted", () =>
     Effect.gen(function*() {
       const fake = yield* makeFakeGateway()

@@ -5,7 +5,7 @@ import { ConfigProvider, Effect } from "effect"
 import * as fs from "node:fs/promises"
 import * as os from "node:os"
 import * as path from "node:path"
-import { configuredHome, locate } from "../../src/services/gateway-path.js"
+import { configuredHome, locate, locateSocket } from "../../src/services/gateway-path.js"
 
 const tempDir = Effect.acquireRelease(
   Effect.promise(() => fs.mkdtemp(path.join(os.tmpdir(), "buddy-home-"))),
@@ -20,6 +20,25 @@ describe("the home", () => {
     Effect.gen(function*() {
       expect(yield* configuredHome("").pipe(withEnv([["HERMES_HOME", "/srv/hermes"]]))).toBe("/srv/hermes")
       expect(yield* configuredHome("/given").pipe(withEnv([["HERMES_HOME", "/srv/hermes"]]))).toBe("/given")
+    }))
+
+  it.effect("an empty HERMES_HOME is none: the home is ~/.hermes", () =>
+    Effect.gen(function*() {
+      expect(yield* configuredHome(undefined).pipe(withEnv([["HERMES_HOME", ""], ["HOME", "/home/op"]]))).toBe(
+        "/home/op/.hermes"
+      )
+    }))
+
+  it.scopedLive("a socket path the system cannot look up (too long) is unsafe-socket, and no pointer is read", () =>
+    Effect.gen(function*() {
+      // A home of our own, 4 090 bytes long: "/gateway.sock" after it passes PATH_MAX (4 096).
+      let home = yield* tempDir
+      while (home.length < 4090 - 210) home = path.join(home, "d".repeat(200))
+      home = path.join(home, "h".repeat(4090 - home.length - 1))
+      expect(home).toHaveLength(4090)
+      yield* Effect.promise(() => fs.mkdir(home, { recursive: true, mode: 0o700 }))
+      const error = yield* Effect.flip(locateSocket(home))
+      expect(error.reason).toBe("unsafe-socket")
     }))
 
   it.scopedLive("a home path through a regular file is unsafe-home, not not-running", () =>

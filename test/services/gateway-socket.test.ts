@@ -2,6 +2,7 @@
 // a deadline, and a strict envelope. The peers are tiny node:net servers in a 0700 temp home.
 import { describe, expect, it } from "@effect/vitest"
 import { Clock, Duration, Effect, Fiber, Option, TestClock } from "effect"
+import * as Net from "node:net"
 import * as nodePath from "node:path"
 import type { ControlRequest } from "../../src/schema/control.js"
 import { exchangeAt } from "../../src/services/GatewaySocket.js"
@@ -299,6 +300,28 @@ describe("C2 the deadline", () => {
       yield* untilLineReceived(peer)
       yield* TestClock.adjust("300 millis")
       expect((yield* Fiber.join(fiber)).reason).toBe("timeout")
+    }))
+})
+
+describe("C2 a gateway that cannot take the connection", () => {
+  it.scopedLive("a listener whose queue is full (EAGAIN) is lost, not not-running: a gateway runs there", () =>
+    Effect.gen(function*() {
+      const root = yield* tempRoot
+      const path = join(yield* makeDir(join(root, "home")), "gateway.sock")
+      // A queue of one that this process has not accepted from yet: connections made in the same
+      // tick as ours fill it, and the kernel refuses ours at once with EAGAIN.
+      const server = Net.createServer((socket) => socket.destroy())
+      yield* Effect.acquireRelease(
+        Effect.async<void>((resume) => void server.listen({ path, backlog: 1 }, () => resume(Effect.void))),
+        () => Effect.sync(() => server.close())
+      )
+      const fillers = yield* Effect.acquireRelease(
+        Effect.sync(() => [0, 1, 2].map(() => Net.createConnection({ path }).on("error", () => {}))),
+        (sockets) => Effect.sync(() => sockets.forEach((socket) => socket.destroy()))
+      )
+      expect(fillers).toHaveLength(3)
+      const error = yield* Effect.flip(exchangeAt(path, identify, 1024))
+      expect(error.reason).toBe("lost")
     }))
 })
 

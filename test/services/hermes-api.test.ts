@@ -451,6 +451,20 @@ describe("HermesApi answers that mean nothing", () => {
       })
     ))
 
+  it.live("Hermes's not-ready body on another status than 503 is an http-error, not not-ready", () =>
+    withGateway((fake) =>
+      Effect.gen(function*() {
+        fake.fault(
+          "providers",
+          { kind: "status", status: 500, body: { error: "gateway_not_ready", state: "ready" } },
+          1
+        )
+        expect(yield* Effect.flip(Effect.flatMap(api, (hermes) => hermes.providerCard))).toStrictEqual(
+          expect.objectContaining({ _tag: "CallError", reason: "http-error" })
+        )
+      })
+    ))
+
   it.live("a 503 that is not Hermes's not-ready answer is an http-error", () =>
     withGateway((fake) =>
       Effect.gen(function*() {

@@ -2,7 +2,7 @@
 // answer cut off in the middle of its body is lost, and may have run; an answer past the bound
 // closes the connection while the peer is still sending.
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Option, Redacted } from "effect"
+import { Effect, Fiber, Option, Redacted } from "effect"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
 import { parseApiOrigin } from "../../src/services/api-origin.js"
@@ -81,6 +81,23 @@ describe("an HTTP exchange", () => {
       const sawClose = yield* Effect.promise(() => closed).pipe(Effect.timeoutOption("2 seconds"))
       expect(Option.isSome(sawClose), "the peer's socket was closed").toBe(true)
       expect(closedAt).toBeGreaterThan(1024)
+    }))
+
+  it.scopedLive("an exchange interrupted while the peer holds its answer closes the connection at once", () =>
+    Effect.gen(function*() {
+      let arrived = false
+      let closed = false
+      const server = yield* peer((req) => {
+        arrived = true
+        req.socket.on("close", () => {
+          closed = true
+        })
+      })
+      const fiber = yield* Effect.fork(exchangeWith(server))
+      while (!arrived) yield* Effect.sleep("5 millis")
+      yield* Fiber.interrupt(fiber)
+      for (let waited = 0; waited < 1000 && !closed; waited += 5) yield* Effect.sleep("5 millis")
+      expect(closed).toBe(true)
     }))
 
   it.scopedLive("a peer that refuses the connection ran nothing", () =>

@@ -26,6 +26,8 @@ export const params = <T>(runs: number = fuzzRuns): FastCheck.Parameters<T> => {
   const path = process.env["FUZZ_PATH"]
   return {
     numRuns: runs,
+    // Set by the mutation suite (vitest.mutation.config.ts): the first counterexample is enough there.
+    ...(process.env["FUZZ_END_ON_FAILURE"] === "1" ? { endOnFailure: true } : {}),
     ...(seed === undefined ? {} : { seed: Number(seed) }),
     ...(path === undefined ? {} : { path })
   }
