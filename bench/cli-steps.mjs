@@ -39,7 +39,7 @@ const eagerServe = {
   setup: (b) => {
     b.onLoad({ filter: /src\/cli\/serve\.ts$/ }, (a) => {
       const text = readFileSync(a.path, "utf8")
-      const eager = text.replace("yield* Effect.promise(() => import(\"./serving.js\"))", "servingEager")
+      const eager = text.replace(/yield\* Effect\.promise\(\(\) =>\s*import\("\.\/serving\.js"\)\s*\)/, "servingEager")
       if (eager === text) throw new Error("bench/cli-steps.mjs: serve.ts no longer imports serving.js lazily as it did")
       return { contents: `import * as servingEager from "./serving.js"\n${eager}`, loader: "ts" }
     })
