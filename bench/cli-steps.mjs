@@ -8,11 +8,12 @@
 // over the rounds, so a change of load on this shared machine weighs on every variant alike.
 //   node bench/cli-steps.mjs [--version | status]      (needs hyperfine)
 import { build } from "esbuild"
-import { execFileSync, spawnSync } from "node:child_process"
+import { spawnSync } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { availableParallelism, loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { startRatios } from "./start-ratios.mjs"
 
 const root = fileURLToPath(new URL("../", import.meta.url))
 const work = mkdtempSync(join(tmpdir(), "buddy-cli-steps-"))
@@ -84,29 +85,12 @@ const variants = [
   ["… with V8 code cache", [join(work, "vm-cached.cjs")]],
   ["… serve's HTTP stack eager", [join(work, "eager-cached.cjs")]]
 ]
-const ratios = variants.map(() => [])
 const quote = (parts) => parts.map((part) => `'${part}'`).join(" ")
 const before = loadavg()[0]
-for (let round = 0; round < rounds; round++) {
-  const file = join(work, `round-${round}.json`)
-  execFileSync("hyperfine", [
-    "-N",
-    "--warmup",
-    "2",
-    "--runs",
-    String(runs),
-    "--style",
-    "none",
-    "--export-json",
-    file,
-    ...variants.map(([, argv]) => `${process.execPath} ${quote(argv)} ${argv[0] === "-e" ? "" : quote(args)}`)
-  ], { stdio: "ignore" })
-  const { results } = JSON.parse(readFileSync(file, "utf8"))
-  results.forEach((result, i) => ratios[i].push(result.median / results[0].median))
-}
+const commands = variants.map(([, argv]) => `${process.execPath} ${quote(argv)} ${argv[0] === "-e" ? "" : quote(args)}`)
+const ratios = startRatios(commands, rounds, runs)
 rmSync(work, { recursive: true, force: true })
 
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
 console.log(`buddy ${args[0]}: median over ${rounds} rounds of the ratio to node -e 0 in each round`)
 console.log(`(${availableParallelism()} cores, load ${before.toFixed(1)} → ${loadavg()[0].toFixed(1)})`)
-variants.forEach(([name], i) => console.log(`${name.padEnd(30)} ×${median(ratios[i]).toFixed(2)}`))
+variants.forEach(([name], i) => console.log(`${name.padEnd(30)} ×${ratios[i].toFixed(2)}`))

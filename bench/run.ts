@@ -25,6 +25,7 @@ import { HermesApi } from "../src/services/HermesApi.js"
 import { GatewayLive } from "../src/services/layers.js"
 import { rawRead } from "./floor.mjs"
 import { type Child, startChild, startStandin } from "./standin.js"
+import { startRatios } from "./start-ratios.mjs"
 
 const root = fileURLToPath(new URL("../", import.meta.url))
 const doc = join(root, "docs/performance.md")
@@ -126,33 +127,10 @@ const load = (port: number, connections: number) =>
  * change of load during the run weighs on every command alike.
  */
 const hyperfine = (home: string) => {
-  const work = mkdtempSync(join(os.tmpdir(), "buddy-bench-cli-"))
   const buddy = `${process.execPath} ${join(root, "bin/buddy.js")}`
-  const version: Array<number> = []
-  const status: Array<number> = []
-  for (let round = 0; round < cliRounds; round++) {
-    const file = join(work, `round-${round}.json`)
-    execFileSync("hyperfine", [
-      "-N",
-      "--warmup",
-      "2",
-      "--runs",
-      String(cliRuns),
-      "--style",
-      "none",
-      "--export-json",
-      file,
-      `${process.execPath} -e 0`,
-      `${buddy} --version`,
-      `${buddy} status --json --home ${home}`
-    ], { stdio: ["ignore", "ignore", "pipe"] }) // its warnings about outliers say what we know: the machine is shared
-    const { results } = JSON.parse(readFileSync(file, "utf8")) as { results: Array<{ median: number }> }
-    const [node = Number.NaN, v = Number.NaN, s = Number.NaN] = results.map((r) => r.median)
-    version.push(v / node)
-    status.push(s / node)
-  }
-  rmSync(work, { recursive: true, force: true })
-  return { "cli --version": quantile(version, 0.5), "cli status": quantile(status, 0.5) }
+  const commands = [`${process.execPath} -e 0`, `${buddy} --version`, `${buddy} status --json --home ${home}`]
+  const [, version = Number.NaN, status = Number.NaN] = startRatios(commands, cliRounds, cliRuns)
+  return { "cli --version": version, "cli status": status }
 }
 
 const began = performance.now()

@@ -9,22 +9,10 @@ import { type FakeGateway, makeFakeGateway } from "../../fixtures/fake-gateway.j
 import { BuddyConfig } from "../../src/services/BuddyConfig.js"
 import { HermesApi } from "../../src/services/HermesApi.js"
 import { GatewayLive } from "../../src/services/layers.js"
+import { realPause, untilReceived } from "../support/buddy.js"
 
 type Received = FakeGateway["received"][number]
 type Api = Effect.Effect.Success<typeof HermesApi>
-
-/** A real pause: the TestClock does not move for it, the sockets need it. */
-const realPause = (millis: number) => Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, millis)))
-
-/** Waits, in real time, until the fake gateway has received a request that `matches`. */
-const untilReceived = (fake: FakeGateway, matches: (entry: Received) => boolean, what: string) =>
-  Effect.gen(function*() {
-    for (let waited = 0; waited < 5_000; waited += 10) {
-      if (fake.received.some(matches)) return
-      yield* realPause(10)
-    }
-    return yield* Effect.dieMessage(`the fake gateway never received ${what}`)
-  })
 
 /** The fiber's outcome once it has one, waiting in real time (a deadline that did not fire fails the test, not vitest's timer). */
 const outcomeOf = <A, E>(fiber: Fiber.RuntimeFiber<A, E>, what: string) =>

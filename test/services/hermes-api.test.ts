@@ -5,7 +5,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Fiber, Layer, Option, TestClock } from "effect"
 import { type FakeGateway, makeFakeGateway } from "../../fixtures/fake-gateway.js"
 import { HermesApi } from "../../src/services/HermesApi.js"
-import { buddyLayer, pastDeadlines, realPause, testDeadlines } from "../support/buddy.js"
+import { buddyLayer, httpRequest, pastDeadlines, realPause, testDeadlines, untilReceived } from "../support/buddy.js"
 
 type HttpReceived = Extract<FakeGateway["received"][number], { channel: "http" }>
 type ControlReceived = Extract<FakeGateway["received"][number], { channel: "control" }>
@@ -629,16 +629,6 @@ describe("what Hermes's answer must look like before we act on it", () => {
     ))
 })
 
-/** Waits, in real time, until the fake gateway has received a request on this HTTP path. */
-const untilReceived = (fake: FakeGateway, method: string, path: string) =>
-  Effect.gen(function*() {
-    for (let waited = 0; waited < 5_000; waited += 10) {
-      if (httpOf(fake).some((entry) => entry.method === method && entry.path === path)) return
-      yield* realPause(10)
-    }
-    return yield* Effect.dieMessage(`the fake gateway never received ${method} ${path}`)
-  })
-
 describe("the start's own deadline", () => {
   // TestClock: the deadlines are moved past by hand, never waited for. Fork, then adjust, then join
   // (effect-guide P11); the request is on the wire before the clock moves.
@@ -648,7 +638,8 @@ describe("the start's own deadline", () => {
         fake.fault("start", { kind: "timeout" })
         const hermes = yield* api
         const fiber = yield* Effect.fork(hermes.start)
-        yield* untilReceived(fake, "POST", "/api/providers/oauth/openai-codex/start")
+        const start = "/api/providers/oauth/openai-codex/start"
+        yield* untilReceived(fake, httpRequest("POST", start), `POST ${start}`)
         yield* TestClock.adjust(testDeadlines.api)
         yield* realPause(50)
         expect(Option.isNone(yield* Fiber.poll(fiber))).toBe(true)

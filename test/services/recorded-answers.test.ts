@@ -10,7 +10,7 @@ import type { JournalLines } from "../../src/services/Journal.js"
 import { SignIn } from "../../src/services/SignIn.js"
 import { Status } from "../../src/services/Status.js"
 import { mint } from "../fixtures/wire.js"
-import { buddyLayer, journalLines, realPause, testDeadlines } from "../support/buddy.js"
+import { buddyLayer, httpRequest, journalLines, testDeadlines, untilReceived } from "../support/buddy.js"
 
 interface Buddy {
   readonly signIn: Context.Tag.Service<typeof SignIn>
@@ -56,9 +56,7 @@ const SIGN_OUT = "DELETE /api/providers/oauth/openai-codex"
 
 /** Waits, in real time, until the start request has reached the fake (its deadline is armed by then). */
 const untilStartReceived = (fake: FakeGateway) =>
-  Effect.gen(function*() {
-    while (!httpLines(fake).includes(START)) yield* realPause(2)
-  })
+  untilReceived(fake, httpRequest("POST", "/api/providers/oauth/openai-codex/start"), START)
 
 const httpLines = (fake: FakeGateway) =>
   fake.received.filter((entry): entry is Extract<Received, { channel: "http" }> => entry.channel === "http").map((

@@ -3,23 +3,14 @@
 // answered that nothing was started.
 import { expect, it } from "@effect/vitest"
 import { Effect, Fiber, Layer } from "effect"
-import { makeFakeGateway } from "../../fixtures/fake-gateway.js"
+import { type FakeGateway, makeFakeGateway } from "../../fixtures/fake-gateway.js"
 import { SignIn } from "../../src/services/SignIn.js"
-import { buddyLayer } from "../support/buddy.js"
+import { buddyLayer, httpRequest, untilReceived } from "../support/buddy.js"
 
-const START = "POST /api/providers/oauth/openai-codex/start"
+const START = "/api/providers/oauth/openai-codex/start"
 
 /** Live waits: the fake answers over real sockets while the test reads SignIn. */
-const untilStartReached = (
-  fake: { readonly received: ReadonlyArray<{ channel: string; method?: string; path?: string }> }
-) =>
-  Effect.gen(function*() {
-    for (let waited = 0; waited < 5000; waited += 10) {
-      if (fake.received.some((entry) => `${entry.method} ${entry.path}` === START)) return
-      yield* Effect.sleep("10 millis")
-    }
-    return yield* Effect.die(new Error("the start never reached the fake"))
-  })
+const untilStartReached = (fake: FakeGateway) => untilReceived(fake, httpRequest("POST", START), `POST ${START}`)
 
 it.scopedLive("reads pending while the start is on its way, and none once Hermes answered it started nothing", () =>
   Effect.gen(function*() {

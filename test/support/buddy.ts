@@ -26,6 +26,26 @@ export const journalLines = Effect.flatMap(JournalLines, Ref.get)
 export const realPause = (millis: number) =>
   Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, millis)))
 
+type Received = FakeGateway["received"][number]
+
+/** Waits, in real time (so also on the TestClock), until the fake gateway has received a request that `matches`. */
+export const untilReceived = (
+  fake: { readonly received: ReadonlyArray<Received> },
+  matches: (entry: Received) => boolean,
+  what: string
+) =>
+  Effect.gen(function*() {
+    for (let waited = 0; waited < 5_000; waited += 10) {
+      if (fake.received.some(matches)) return
+      yield* realPause(10)
+    }
+    return yield* Effect.dieMessage(`the fake gateway never received ${what}`)
+  })
+
+/** An HTTP request to Hermes's API with this method and path, for `untilReceived`. */
+export const httpRequest = (method: string, path: string) => (entry: Received) =>
+  entry.channel === "http" && entry.method === method && entry.path === path
+
 /**
  * Runs `effect` on the TestClock (inside `it.effect`) and, each time the fake gateway leaves one more
  * request unanswered (a timeout fault), moves the clock by `step` (by default the longest test
