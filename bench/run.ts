@@ -90,9 +90,13 @@ const get = (port: number, path: string) =>
 /** The real executable, `buddy serve`, on a free port; resolves with the port it announces. */
 const startServe = (configFile: string) =>
   new Promise<Child<{ port: number }>>((resolve, reject) => {
-    const child = spawn(process.execPath, [join(root, "bin/buddy.js"), "serve", "--config", configFile], {
-      stdio: ["pipe", "pipe", "pipe"]
-    })
+    const child = spawn(
+      process.execPath,
+      [join(root, "bin/buddy.js"), "serve", "--config", configFile, "--port", "0"],
+      {
+        stdio: ["pipe", "pipe", "pipe"]
+      }
+    )
     child.stdout.resume() // the journal; status reads write none
     child.once("exit", (code) => reject(new Error(`buddy serve exited with ${code}`)))
     createInterface({ input: child.stderr }).on("line", (line) => {

@@ -1,7 +1,7 @@
 // The documentation a Launchpad developer works from lives in the repository (issue 11 item 7):
 // docs/http-api.md names every route, every refusal and every closed reason the app can answer,
 // and nothing a newcomer reads points outside the repository for the contract.
-import { readFileSync } from "node:fs"
+import { existsSync, readFileSync } from "node:fs"
 import { describe, expect, it } from "vitest"
 import { BlockedReason, GatewayReason, SignInState } from "../src/schema/reasons.js"
 import { PlainError } from "../src/schema/routes.js"
@@ -43,6 +43,41 @@ describe("what a newcomer reads", () => {
     for (const file of ["README.md", "docs/operator-guide.md"]) {
       expect(read(file)).not.toContain("../shared")
       expect(read(file)).toContain("docs/http-api.md")
+    }
+  })
+})
+
+describe("docs/security.md", () => {
+  const doc = read("docs/security.md")
+  const rows = doc.split("\n").filter((line) => line.startsWith("| ") && !line.startsWith("| who "))
+
+  it("has a row for each party issue 15 names", () => {
+    for (
+      const party of [
+        "another local account",
+        "another site",
+        "rebinds its DNS name",
+        "Buddy's own page",
+        "reverse proxy",
+        "root"
+      ]
+    ) expect(rows.some((row) => row.includes(party))).toBe(true)
+  })
+
+  it("names in every row a test file that exists, and test names that file has", () => {
+    expect(rows.length).toBeGreaterThan(10)
+    for (const row of rows) {
+      const proof = row.split(" | ").at(-1) ?? ""
+      if (proof.startsWith("none")) continue
+      let file = ""
+      for (const part of proof.split(";")) {
+        file = /`(test\/[^`]+)`/.exec(part)?.[1] ?? file
+        expect([row, existsSync(new URL(`../${file}`, import.meta.url))]).toStrictEqual([row, true])
+        const text = read(file)
+        for (const [, name] of part.matchAll(/"([^"]+)"/g)) {
+          expect([file, text.includes(name ?? "")]).toStrictEqual([file, true])
+        }
+      }
     }
   })
 })

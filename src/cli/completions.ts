@@ -4,7 +4,7 @@
 // table of levels, keyed by the command path typed so far, and walk the words before the cursor
 // through it the way ./command-line.ts reads them: a command word moves down a level, a flag that
 // takes a value skips that value, anything else stays. At the cursor: a flag's value (directories
-// for DIR, files for FILE, the shells for SHELL), else the level's flags after "-", else its
+// for DIR, files for FILE and PATH, the shells for SHELL), else the level's flags after "-", else its
 // commands, else (a command that runs) its flags. Nothing here runs buddy on a TAB.
 import type { Flag, Node, Shell } from "./tree.js"
 import { flagsBelow, helpName, isGroup, isHelpCommand, name, nodes, shells, title } from "./tree.js"
@@ -26,6 +26,7 @@ const kindOf = (flag: Flag): ValueKind => {
     case "DIR":
       return "directory"
     case "FILE":
+    case "PATH":
       return "file"
     case "SHELL":
       return "shell"

@@ -3,14 +3,19 @@
 // trickled body after 316 s, and Node's own refusals (400, 408, 431, 417) carried neither JSON nor
 // C6's security headers. Here the deadlines and limits are ours, Node's refusals are answered in
 // the house style, `Expect: 100-continue` is decided by the declared length, and a stop does not
-// wait for the requests in flight.
+// wait for the requests in flight. Who may reach it is decided before the app runs
+// (./listener-trust.ts, D22): the server is ours rather than NodeHttpServer.make's, so that the
+// app's handler is called only for an admitted connection and a pinned authority.
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as HttpServer from "@effect/platform/HttpServer"
-import { Duration, Effect, Layer, Schema } from "effect"
+import { ServeError } from "@effect/platform/HttpServerError"
+import { Duration, Effect, Layer, Option, Schema } from "effect"
 import { createServer, type IncomingMessage, type Server, ServerResponse, STATUS_CODES } from "node:http"
 import type { ListenOptions } from "node:net"
 import type { Duplex } from "node:stream"
 import { securityHeaders } from "../http/answer.js"
+import { authoritiesOf, type Listening, pin } from "./host-pin.js"
+import type { Admission } from "./listener-trust.js"
 
 export interface ServerLimits {
   /** From a connection's (or a request's) first byte to the end of its headers. */
@@ -100,10 +105,14 @@ const answering = (socket: Duplex) => {
  * Node's refusal of a connection (malformed request, headers too large, a deadline passed), in
  * the house style, then the socket is destroyed: the client was too slow or spoke nonsense, and
  * what it sends next is not read. A reset peer, or one we can no longer write to, is just dropped.
+ * Nothing is written before the connection is admitted (D22); a refused one is closed unanswered.
  */
-const onClientError = (error: Error, socket: Duplex) => {
-  if (codeOf(error) !== "ECONNRESET" && socket.writable && !answering(socket)) socket.write(answerFor(error))
-  socket.destroy()
+const onClientError = (admission: Admission) => (error: Error, socket: Duplex) => {
+  if (codeOf(error) === "ECONNRESET") return socket.destroy()
+  admission.whenAdmitted(socket, () => {
+    if (socket.writable && !answering(socket)) socket.write(answerFor(error))
+    socket.destroy()
+  })
 }
 
 const answerExpectationFailed = (_request: IncomingMessage, response: ServerResponse) => {
@@ -111,8 +120,19 @@ const answerExpectationFailed = (_request: IncomingMessage, response: ServerResp
   response.writeHead(417, headersOf(body)).end(body)
 }
 
-/** The server with our deadlines and limits and our answers to what Node would refuse itself. */
-export const makeServer = (limits: ServerLimits, bodyLimit: number): Server => {
+/** A request whose authority does not name this server (DNS rebinding): refused, GET included. */
+const HostRefusal = Schema.Struct({ error: Schema.Literal("denied"), reason: Schema.Literal("host-mismatch") })
+const hostRefusal = JSON.stringify(Schema.encodeSync(HostRefusal)({ error: "denied", reason: "host-mismatch" }))
+
+const refuseHost = (response: ServerResponse) => {
+  response.writeHead(403, headersOf(hostRefusal)).end(hostRefusal)
+}
+
+/**
+ * The server with our deadlines and limits and our answers to what Node would refuse itself.
+ * Each accepted connection goes to `admission` first; nothing is answered on it before that.
+ */
+export const makeServer = (limits: ServerLimits, admission: Admission): Server => {
   const server = createServer({
     headersTimeout: Duration.toMillis(limits.headersTimeout),
     requestTimeout: Duration.toMillis(limits.requestTimeout),
@@ -120,19 +140,41 @@ export const makeServer = (limits: ServerLimits, bodyLimit: number): Server => {
     connectionsCheckingInterval: Duration.toMillis(limits.connectionsCheckingInterval),
     maxHeaderSize: limits.maxHeaderSize
   })
-  server.on("clientError", onClientError)
-  // `Expect: 100-continue`: a body declared over the limit gets no 100, so the client never sends
-  // it; the app then answers 413 (or an earlier check's refusal) without reading, and Node closes
-  // the connection after a final answer given without 100. Anything else is invited to send, then
-  // served like every other request (the platform's handler listens on 'request').
-  server.on("checkContinue", (request: IncomingMessage, response: ServerResponse) => {
-    if (!(Number(request.headers["content-length"]) > bodyLimit)) response.writeContinue()
-    server.emit("request", request, response)
-  })
-  // Any other expectation: Node would answer an empty 417.
+  server.on("connection", admission.accepted)
+  server.on("clientError", onClientError(admission))
+  // Any expectation but 100-continue: Node would answer an empty 417.
   server.on("checkExpectation", answerExpectationFailed)
   return server
 }
+
+type Handler = (request: IncomingMessage, response: ServerResponse) => void
+
+/**
+ * The app's handler behind the listener's checks: once the connection is admitted, the request's
+ * authority is pinned (an absolute-form target is served in origin form), then the app runs.
+ *
+ * `Expect: 100-continue` (Node's `checkContinue`, `expects` here): a body declared over the limit
+ * gets no 100, so the client never sends it; the app then answers 413 (or an earlier check's
+ * refusal) without reading, and Node closes the connection after a final answer given without 100.
+ * Anything else is invited to send, then served like every other request.
+ */
+const gated = (
+  admission: Admission,
+  authorities: ReadonlySet<string>,
+  bodyLimit: number,
+  handler: Handler,
+  expects: boolean
+): Handler =>
+(request, response) =>
+  admission.whenAdmitted(request.socket, () =>
+    Option.match(pin(authorities, request.url ?? "", request.headers.host), {
+      onNone: () => refuseHost(response),
+      onSome: ({ target }) => {
+        request.url = target
+        if (expects && !(Number(request.headers["content-length"]) > bodyLimit)) response.writeContinue()
+        handler(request, response)
+      }
+    }))
 
 /**
  * Stops listening and ends every connection, requests in flight included: Node's `close` alone
@@ -145,19 +187,68 @@ const stop = (server: Server) =>
     server.closeAllConnections()
   })
 
+/** Where to listen: the owner-only socket, or TCP on 127.0.0.1 (its peers proven by the admission). */
+export type Listen =
+  | { readonly _tag: "Socket"; readonly path: string }
+  | { readonly _tag: "Tcp"; readonly port: number }
+
+const listenOptions = (listen: Listen): ListenOptions =>
+  listen._tag === "Socket" ? { path: listen.path } : { host: "127.0.0.1", port: listen.port }
+
+const listenOn = (server: Server, listen: Listen) =>
+  Effect.async<void, ServeError>((resume) => {
+    const onError = (cause: Error) => resume(Effect.fail(new ServeError({ cause })))
+    server.once("error", onError)
+    server.listen(listenOptions(listen), () => {
+      server.off("error", onError)
+      resume(Effect.void)
+    })
+  })
+
+export interface Listener {
+  readonly listen: Listen
+  readonly admission: Admission
+  /** The Launchpad's origin: its host is served too (a proxy that passes `Host` on). */
+  readonly launchpadOrigin: string
+}
+
 /**
- * `NodeHttpServer.layer` on our server. The stop is added after the platform's own release, so
- * it runs first; the platform's `close` then finds the server already closed.
+ * An `HttpServer` on our server: NodeHttpServer's handler for the app, registered behind the
+ * listener's checks. The stop is this layer's own release: it stops listening and ends every
+ * connection at once.
  */
-export const layer = (listen: ListenOptions, limits: ServerLimits, bodyLimit: number) =>
+export const layer = (listener: Listener, limits: ServerLimits, bodyLimit: number) =>
   Layer.mergeAll(
     Layer.scoped(
       HttpServer.HttpServer,
       Effect.gen(function*() {
-        const server = yield* Effect.sync(() => makeServer(limits, bodyLimit))
-        const http = yield* NodeHttpServer.make(() => server, listen)
-        yield* Effect.addFinalizer(() => stop(server))
-        return http
+        const server = yield* Effect.acquireRelease(Effect.sync(() => makeServer(limits, listener.admission)), stop)
+        yield* listenOn(server, listener.listen)
+        const address = server.address()
+        const tcp = typeof address === "object" && address !== null ? Option.some(address) : Option.none()
+        const listening: Listening = Option.match(tcp, {
+          onNone: () => ({ _tag: "Socket" }),
+          onSome: ({ port }) => ({ _tag: "Tcp", port })
+        })
+        const authorities = authoritiesOf(listening, listener.launchpadOrigin)
+        return HttpServer.make({
+          address: Option.match(tcp, {
+            onNone: () => ({ _tag: "UnixAddress", path: typeof address === "string" ? address : "" }),
+            onSome: ({ address: hostname, port }) => ({ _tag: "TcpAddress", hostname, port })
+          }),
+          serve: (app, middleware) =>
+            Effect.gen(function*() {
+              const handler = yield* (middleware === undefined
+                ? NodeHttpServer.makeHandler(app)
+                : NodeHttpServer.makeHandler(app, middleware))
+              const onRequest = gated(listener.admission, authorities, bodyLimit, handler, false)
+              const onContinue = gated(listener.admission, authorities, bodyLimit, handler, true)
+              yield* Effect.acquireRelease(
+                Effect.sync(() => server.on("request", onRequest).on("checkContinue", onContinue)),
+                () => Effect.sync(() => server.off("request", onRequest).off("checkContinue", onContinue))
+              )
+            })
+        })
       })
     ),
     NodeHttpServer.layerContext

@@ -1,5 +1,7 @@
-// `buddy serve` (C6, C8): the HTTP app on 127.0.0.1, configured from a JSON file with the
-// BuddyConfig fields, the journal on stdout. The node server under it has our own deadlines and
+// `buddy serve` (C6, C8): the HTTP app on an owner-only Unix socket (`--socket`, with a default in
+// buddy's runtime directory) or, with `--port`, on 127.0.0.1 for this account and the config's
+// allowedAccounts only (D22); configured from a JSON file with the BuddyConfig fields, the journal
+// on stdout. The node server under it has our own deadlines and
 // limits (./node-server.ts, D15). SIGINT/SIGTERM stop it at once, requests in flight included:
 // the layers close and nothing is cancelled on Hermes (C4.9), so a sign-in the person finishes
 // still saves.
@@ -10,6 +12,8 @@ import * as fs from "node:fs/promises"
 import { ConfigFile, Environment, Locale } from "../schema/config.js"
 import { ExitCode } from "./exit.js"
 import { commonOptions } from "./root.js"
+import type { Place } from "./serving.js"
+import { defaultSocketPath } from "./socket-place.js"
 import * as words from "./words.js"
 
 /** A config file that cannot be used: said in words, exit 2 like any usage error. */
@@ -21,7 +25,7 @@ class ConfigUnusable extends Data.TaggedError("ConfigUnusable")<{
 const configWords = {
   unreadable: "buddy serve: the --config file cannot be read.",
   invalid: "buddy serve: the --config file is not a JSON object with exactly hermesHome (optional), " +
-    "launchpadOrigin, buddyOrigin (optional), environment and locale."
+    "launchpadOrigin, buddyOrigin (optional), environment, locale and allowedAccounts (optional)."
 }
 
 /** What each field must be, in words: the Schema's own literals, never the file's values. */
@@ -29,6 +33,7 @@ const fieldMustBe: Readonly<Record<keyof ConfigFile, string>> = {
   hermesHome: "a directory path, as a string",
   launchpadOrigin: "an origin such as https://launchpad.example: scheme, host and optional port, nothing after",
   buddyOrigin: "an origin such as https://buddy.example: scheme, host and optional port, nothing after",
+  allowedAccounts: "a list of account names or uids, such as [\"www-data\", 33]",
   environment: `one of ${Environment.literals.join(", ")}`,
   locale: `one of ${Locale.literals.join(", ")}`
 }
@@ -96,6 +101,26 @@ export const portProblem = (text: string): Option.Option<string> => {
 }
 const portRange = "a port is a whole number from 0 to 65535 (0 picks a free one)."
 
+const bothPlaces = "buddy serve: --socket and --port choose where to listen; give one of them."
+
+/** `--port` is TCP for this account and the allowed ones; otherwise the owner-only socket (D22). */
+const placeOf = (
+  port: Option.Option<number>,
+  socket: Option.Option<string>,
+  file: ConfigFile
+): Effect.Effect<Place, ExitCode> => {
+  const allowedAccounts = file.allowedAccounts ?? []
+  if (Option.isSome(port) && Option.isSome(socket)) {
+    return Effect.zipRight(Console.error(bothPlaces), Effect.fail(new ExitCode({ code: 2 })))
+  }
+  if (Option.isSome(port)) return Effect.succeed({ _tag: "Tcp", port: port.value, allowedAccounts })
+  const path = Option.getOrElse(socket, () => defaultSocketPath())
+  const note = allowedAccounts.length > 0
+    ? Console.error("buddy serve: allowedAccounts apply to --port only; on the socket only this account connects.")
+    : Effect.void
+  return Effect.as(note, { _tag: "Socket", path })
+}
+
 export const serveCommand = Command.make(
   "serve",
   {
@@ -104,26 +129,34 @@ export const serveCommand = Command.make(
       Options.withDescription(words.flagHelp("buddy serve", "--config")),
       Options.optional
     ),
+    socket: Options.text("socket").pipe(
+      Options.withPseudoName("PATH"),
+      Options.withDescription(words.flagHelp("buddy serve", "--socket")),
+      Options.optional
+    ),
     port: Options.integer("port").pipe(
       Options.withPseudoName("N"),
       Options.withDescription(words.flagHelp("buddy serve", "--port")),
       Options.withSchema(Port),
-      Options.withDefault(0)
+      Options.optional
     ),
     home: commonOptions.home.pipe(Options.withDescription(words.flagHelp("buddy serve", "--home")))
   },
-  ({ config, home, port }) =>
+  ({ config, home, port, socket }) =>
     Effect.gen(function*() {
       const file = yield* readConfig(config).pipe(
         Effect.catchTag("ConfigUnusable", (unusable) =>
           Effect.zipRight(Console.error(unusable.lines.join("\n")), Effect.fail(new ExitCode({ code: 2 }))))
       )
+      const place = yield* placeOf(port, socket, file)
       // --home overrides the file's hermesHome; without either, BuddyConfig's default (C1.1).
       const hermesHome = Option.getOrUndefined(home) ?? file.hermesHome
       // The HTTP stack is loaded only here: every other command starts without it (issue 10, D19).
       const serving = yield* Effect.promise(() =>
         import("./serving.js")
       )
-      return yield* serving.serveFile({ ...file, ...(hermesHome === undefined ? {} : { hermesHome }) }, port)
+      return yield* serving.serveFile({ ...file, ...(hermesHome === undefined ? {} : { hermesHome }) }, place)
     })
-).pipe(Command.withDescription("Serve the Launchpad's HTTP app on 127.0.0.1 (journal on stdout)."))
+).pipe(
+  Command.withDescription("Serve the Launchpad's HTTP app to this account (journal on stdout).")
+)

@@ -103,8 +103,10 @@ export const usage = "Usage: buddy <command> [flags]; `buddy --help` lists the c
 const flagWords: Readonly<Record<string, string>> = {
   "--json": "Print one JSON object per line instead of words.",
   "--home": "The Hermes home to use (default: $HERMES_HOME, else ~/.hermes).",
-  "--config": "A JSON file with launchpadOrigin, environment and locale, and optionally hermesHome and buddyOrigin.",
-  "--port": "The port on 127.0.0.1 (default: 0, a free port chosen at each start).",
+  "--config":
+    "A JSON file with launchpadOrigin, environment and locale, and optionally hermesHome, buddyOrigin and allowedAccounts.",
+  "--socket": "The owner-only socket to listen on (default: $XDG_RUNTIME_DIR/buddy/serve.sock).",
+  "--port": "Listen on 127.0.0.1:N instead, for this account and allowedAccounts (0: any free port).",
   "buddy serve --home":
     "The Hermes home to use; overrides the config's hermesHome (default: that, else $HERMES_HOME, else ~/.hermes)."
 }

@@ -26,11 +26,22 @@ export const Origin = Schema.String.pipe(
   })
 )
 
+/** A local account's name as `useradd` allows it (a trailing `$` for machine accounts). */
+export const AccountName = Schema.String.pipe(Schema.pattern(/^[a-z_][a-z0-9_.-]{0,31}\$?$/i))
+
+/** A uid: the kernel's 32-bit ids, without -1 (which means "no change" to chown). */
+export const Uid = Schema.Int.pipe(Schema.between(0, 4_294_967_294))
+
 export const ConfigFile = Schema.Struct({
   hermesHome: Schema.optionalWith(Schema.String, { exact: true }),
   launchpadOrigin: Origin,
   buddyOrigin: Schema.optionalWith(Origin, { exact: true }),
   environment: Environment,
-  locale: Locale
+  locale: Locale,
+  /**
+   * Accounts besides buddy's own that `buddy serve --port` answers (a reverse proxy's), by name or
+   * uid (C6 "Who may reach it"). The owner-only socket answers buddy's own account only.
+   */
+  allowedAccounts: Schema.optionalWith(Schema.Array(Schema.Union(Uid, AccountName)), { exact: true })
 }).annotations({ parseOptions: { onExcessProperty: "error" } })
 export type ConfigFile = typeof ConfigFile.Type

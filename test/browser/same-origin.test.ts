@@ -8,6 +8,8 @@
 // - Buddy's own origin, http://127.0.0.1:C, as configured (same-site, never admitted).
 // The Launchpad page's fetch POSTs succeed; the others' form posts and fetches (no-cors, and
 // cors with a JSON body) are refused before Hermes is asked: the fake gateway receives nothing.
+// A page whose name rebinds to 127.0.0.1 (Chromium's resolver maps rebind.test there) reaches
+// buddy serve under its own name and is refused, GET included (D22).
 // Last, buddy/client in a page of the README's node:http example (D20): bundled by esbuild for the
 // browser, it starts, polls and cancels with only what Chromium itself sends.
 import { build } from "esbuild"
@@ -39,7 +41,9 @@ const chromiumArgs = [
   "--no-first-run",
   "--disable-background-networking",
   "--disable-component-update",
-  "--disable-sync"
+  "--disable-sync",
+  // A DNS-rebinding page's end state: its own name resolving to 127.0.0.1 (D22).
+  "--host-resolver-rules=MAP rebind.test 127.0.0.1"
 ]
 
 const root = path.resolve(import.meta.dirname, "../..")
@@ -257,6 +261,7 @@ const fetchFrom = (on: Page, request: FetchRequest): Promise<FetchOutcome> =>
   }, request)
 
 const denied = { error: "denied", reason: "origin-mismatch" }
+const hostDenied = { error: "denied", reason: "host-mismatch" }
 const journalOperations = (journal: ReadonlyArray<string>) =>
   journal.map((line) => JSON.parse(line) as { readonly scope: string; readonly operation: string })
 
@@ -473,6 +478,32 @@ describe.skipIf(!hasChromium)("the same-origin rule in Chromium (C6)", () => {
       "buddy-sign-in cancel",
       "buddy-sign-in sign-out"
     ])
+  }, 20_000)
+
+  it("a page whose name rebinds to 127.0.0.1 reads and changes nothing: 403 host-mismatch, GET and POST", async () => {
+    const port = serve?.port ?? 0
+    gateway().clearReceived()
+    const journalBefore = journal().length
+    const rebound = await newPage()
+    const shown = await rebound.goto(`http://rebind.test:${port}/api/buddy`)
+    expect([shown?.status(), await shown?.text()]).toStrictEqual([403, JSON.stringify(hostDenied)])
+    // The page's own origin is now http://rebind.test:PORT: its fetches are same-origin to buddy serve.
+    const read = await rebound.evaluate(async () => {
+      const answer = await fetch("/api/buddy")
+      return { status: answer.status, text: await answer.text() }
+    })
+    expect(read).toStrictEqual({ status: 403, text: JSON.stringify(hostDenied) })
+    const start = await fetchFrom(rebound, {
+      url: "/api/buddy/sign-in/start",
+      mode: "same-origin",
+      json: true,
+      body: "{}"
+    })
+    expect(start).toStrictEqual({ sent: "answered", type: "basic", status: 403, text: JSON.stringify(hostDenied) })
+    await rebound.close()
+    expect(gateway().received).toEqual([])
+    await settle(200)
+    expect(journal().slice(journalBefore)).toEqual([])
   }, 20_000)
 })
 

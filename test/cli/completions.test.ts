@@ -44,7 +44,7 @@ afterAll(async () => {
 
 const top = ["status", "sign-in", "sign-out", "serve", "help"]
 const common = ["--json", "--home", "--help"]
-const serve = ["--config", "--port", "--home", "--help"]
+const serve = ["--config", "--socket", "--port", "--home", "--help"]
 
 /** The words before the cursor, the word at it, and what every shell completes there. */
 const levels: Array<[ReadonlyArray<string>, string, ReadonlyArray<string>]> = [
@@ -142,6 +142,11 @@ describe("bash completion", () => {
       `${tree}beta`,
       `${tree}config.json`
     ])
+    expect([...bashCompletes(["buddy", "serve", "--socket"], tree)].sort()).toStrictEqual([
+      `${tree}alpha`,
+      `${tree}beta`,
+      `${tree}config.json`
+    ])
   })
 })
 
@@ -157,6 +162,7 @@ describe.skipIf(!hasZsh)("zsh completion", () => {
     expect(zshCompletes(["buddy", "serve", "--home"], "")).toStrictEqual(["(files -/)"])
     expect(zshCompletes(["buddy", "serve"], "--home=/t")).toStrictEqual(["(files -/)"])
     expect(zshCompletes(["buddy", "serve", "--config"], "")).toStrictEqual(["(files)"])
+    expect(zshCompletes(["buddy", "serve", "--socket"], "")).toStrictEqual(["(files)"])
   })
 
   it("is registered for buddy by compinit, sourced or autoloaded from $fpath", async () => {

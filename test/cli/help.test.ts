@@ -19,7 +19,7 @@ COMMANDS
   status    Read Buddy's state: works, waits, or unknown and why.
   sign-in   Sign Buddy in to ChatGPT with a code you enter in the browser.
   sign-out  Sign Buddy out of ChatGPT.
-  serve     Serve the Launchpad's HTTP app on 127.0.0.1 (journal on stdout).
+  serve     Serve the Launchpad's HTTP app to this account (journal on stdout).
   help      Show help for buddy or one of its commands.
 
 FLAGS
@@ -72,16 +72,18 @@ USAGE
 
 ${commonFlags}`
 
-const SERVE = `Serve the Launchpad's HTTP app on 127.0.0.1 (journal on stdout).
+const SERVE = `Serve the Launchpad's HTTP app to this account (journal on stdout).
 
 USAGE
-  buddy serve [--config FILE] [--port N] [--home DIR]
+  buddy serve [--config FILE] [--socket PATH] [--port N] [--home DIR]
 
 FLAGS
   --config FILE  A JSON file with launchpadOrigin, environment and locale, and
-                 optionally hermesHome and buddyOrigin.
-  --port N       The port on 127.0.0.1 (default: 0, a free port chosen at each
-                 start).
+                 optionally hermesHome, buddyOrigin and allowedAccounts.
+  --socket PATH  The owner-only socket to listen on (default:
+                 $XDG_RUNTIME_DIR/buddy/serve.sock).
+  --port N       Listen on 127.0.0.1:N instead, for this account and
+                 allowedAccounts (0: any free port).
   --home DIR     The Hermes home to use; overrides the config's hermesHome
                  (default: that, else $HERMES_HOME, else ~/.hermes).
   -h, --help     Show help for this command.

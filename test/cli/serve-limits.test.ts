@@ -28,7 +28,7 @@ const httpOf = (fake: FakeGatewayHandle) =>
 /** The real `buddy serve` with its default limits. */
 const realServe = async () => {
   const { config, fake } = await setUp()
-  const serve = spawnBuddy(["serve", "--config", config])
+  const serve = spawnBuddy(["serve", "--config", config, "--port", "0"])
   return { fake, port: portFrom(await serve.stderrWith("listening on")) }
 }
 
@@ -49,7 +49,7 @@ import { serveOn } from "./src/cli/serving.js"
 import { BuddyConfig } from "./src/services/BuddyConfig.js"
 const file = JSON.parse(readFileSync(process.argv[2], "utf8"))
 const config = BuddyConfig.make({ ...file, deadlines: { api: Duration.seconds(3) } })
-serveOn(config, 0, {
+serveOn(config, { _tag: "Tcp", port: 0, allowedAccounts: [] }, {
   headersTimeout: Duration.millis(${short.headers}),
   requestTimeout: Duration.millis(${short.request}),
   keepAliveTimeout: Duration.millis(${short.keepAlive}),
@@ -175,7 +175,7 @@ describe("buddy serve, on the real executable with its default limits", () => {
     const { port } = await realServe()
     const conversation = await converse(port)
     conversation.socket.write(
-      `POST /api/buddy/sign-in/start HTTP/1.1\r\nHost: x\r\n${sameOrigin}Content-Length: abc\r\n\r\n`
+      `POST /api/buddy/sign-in/start HTTP/1.1\r\nHost: launchpad.example\r\n${sameOrigin}Content-Length: abc\r\n\r\n`
     )
     expect(parse((await conversation.closed).text)).toStrictEqual(
       refusal("HTTP/1.1 400 Bad Request", "invalid-request")
@@ -185,13 +185,17 @@ describe("buddy serve, on the real executable with its default limits", () => {
   it("answers headers over 16 KiB 431 headers-too-large, and serves headers of 15 KiB", async () => {
     const { port } = await realServe()
     const large = await converse(port)
-    large.socket.write(`GET /api/buddy HTTP/1.1\r\nHost: x\r\nX-Padding: ${"a".repeat(17 * 1024)}\r\n\r\n`)
+    large.socket.write(
+      `GET /api/buddy HTTP/1.1\r\nHost: launchpad.example\r\nX-Padding: ${"a".repeat(17 * 1024)}\r\n\r\n`
+    )
     expect(parse((await large.closed).text)).toStrictEqual(
       refusal("HTTP/1.1 431 Request Header Fields Too Large", "headers-too-large")
     )
     const fits = await converse(port)
     fits.socket.write(
-      `GET /api/buddy HTTP/1.1\r\nHost: x\r\nConnection: close\r\nX-Padding: ${"a".repeat(15 * 1024)}\r\n\r\n`
+      `GET /api/buddy HTTP/1.1\r\nHost: launchpad.example\r\nConnection: close\r\nX-Padding: ${
+        "a".repeat(15 * 1024)
+      }\r\n\r\n`
     )
     const served = parse((await fits.closed).text)
     expect(served.statusLine).toBe("HTTP/1.1 200 OK")
@@ -201,7 +205,7 @@ describe("buddy serve, on the real executable with its default limits", () => {
   it("answers an expectation other than 100-continue 417 invalid-request in JSON", async () => {
     const { port } = await realServe()
     const conversation = await converse(port)
-    conversation.socket.write("GET /api/buddy HTTP/1.1\r\nHost: x\r\nExpect: something-else\r\n\r\n")
+    conversation.socket.write("GET /api/buddy HTTP/1.1\r\nHost: launchpad.example\r\nExpect: something-else\r\n\r\n")
     const answer = parse((await conversation.closed).text)
     expect(answer.statusLine).toBe("HTTP/1.1 417 Expectation Failed")
     expect(answer.headers).toMatchObject({ ...security, "content-type": "application/json", connection: "close" })
@@ -212,7 +216,7 @@ describe("buddy serve, on the real executable with its default limits", () => {
     const { fake, port } = await realServe()
     const conversation = await converse(port)
     conversation.socket.write(
-      `POST /api/buddy/sign-in/start HTTP/1.1\r\nHost: x\r\n${sameOrigin}Expect: 100-continue\r\nContent-Length: ${
+      `POST /api/buddy/sign-in/start HTTP/1.1\r\nHost: launchpad.example\r\n${sameOrigin}Expect: 100-continue\r\nContent-Length: ${
         16 * 1024 + 1
       }\r\n\r\n`
     )
@@ -229,7 +233,7 @@ describe("buddy serve, on the real executable with its default limits", () => {
     const { fake, port } = await realServe()
     const conversation = await converse(port)
     conversation.socket.write(
-      `POST /api/buddy/sign-in/start HTTP/1.1\r\nHost: x\r\n${sameOrigin}Expect: 100-continue\r\nConnection: close\r\nContent-Length: 2\r\n\r\n`
+      `POST /api/buddy/sign-in/start HTTP/1.1\r\nHost: launchpad.example\r\n${sameOrigin}Expect: 100-continue\r\nConnection: close\r\nContent-Length: 2\r\n\r\n`
     )
     expect(await conversation.until("\r\n\r\n")).toBe("HTTP/1.1 100 Continue\r\n\r\n")
     conversation.socket.write("{}")
@@ -244,7 +248,7 @@ describe("buddy serve, on the real executable with its default limits", () => {
     const { port } = await realServe()
     const conversation = await converse(port)
     conversation.socket.write(
-      `POST /api/buddy/sign-in/start HTTP/1.1\r\nHost: x\r\n${sameOrigin}Expect: 100-continue\r\nContent-Length: ${
+      `POST /api/buddy/sign-in/start HTTP/1.1\r\nHost: launchpad.example\r\n${sameOrigin}Expect: 100-continue\r\nContent-Length: ${
         16 * 1024
       }\r\n\r\n`
     )
@@ -257,7 +261,7 @@ describe("buddy serve, on the real executable with its default limits", () => {
     const conversation = await converse(port)
     const lines = [
       "GET /api/buddy HTTP/1.1\r\n",
-      "Host: x\r\n",
+      "Host: launchpad.example\r\n",
       ...Array.from({ length: 20 }, (_, i) => `X-${i}: y\r\n`)
     ]
     void dribble(conversation, lines, 2_000)
@@ -275,7 +279,7 @@ describe("buddy serve, with its limits shortened", () => {
     const conversation = await converse(port)
     const lines = [
       "GET /api/buddy HTTP/1.1\r\n",
-      "Host: x\r\n",
+      "Host: launchpad.example\r\n",
       ...Array.from({ length: 20 }, (_, i) => `X-${i}: y\r\n`)
     ]
     void dribble(conversation, lines, 200)
@@ -297,7 +301,7 @@ describe("buddy serve, with its limits shortened", () => {
     const { fake, port } = await shortServe()
     const conversation = await converse(port)
     conversation.socket.write(
-      `POST /api/buddy/sign-in/start HTTP/1.1\r\nHost: x\r\n${sameOrigin}Content-Length: 100\r\n\r\n{`
+      `POST /api/buddy/sign-in/start HTTP/1.1\r\nHost: launchpad.example\r\n${sameOrigin}Content-Length: 100\r\n\r\n{`
     )
     void dribble(conversation, Array.from({ length: 50 }, () => " "), 200)
     const { afterMs, text } = await conversation.closed
@@ -311,7 +315,7 @@ describe("buddy serve, with its limits shortened", () => {
     const { fake, port } = await shortServe()
     fake.fault("providers", { kind: "timeout" })
     const conversation = await converse(port)
-    conversation.socket.write("GET /api/buddy HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    conversation.socket.write("GET /api/buddy HTTP/1.1\r\nHost: launchpad.example\r\nConnection: close\r\n\r\n")
     const { afterMs, text } = await conversation.closed
     // The 3 s API deadline, past the 2 s request deadline.
     expect(afterMs).toBeGreaterThan(short.request + 500)
@@ -323,7 +327,7 @@ describe("buddy serve, with its limits shortened", () => {
   it("closes a keep-alive connection left idle past the keep-alive deadline", async () => {
     const { port } = await shortServe()
     const conversation = await converse(port)
-    conversation.socket.write("GET /api/buddy HTTP/1.1\r\nHost: x\r\n\r\n")
+    conversation.socket.write("GET /api/buddy HTTP/1.1\r\nHost: launchpad.example\r\n\r\n")
     await conversation.until("\"locale\":\"en\"}")
     const answered = performance.now()
     await conversation.closed

@@ -40,6 +40,18 @@ const call = (port: number, method: string, pathname: string, body?: string) =>
     req.end(body)
   })
 
+/** The same over the owner-only socket, as curl --unix-socket and nginx send it (`Host: localhost`). */
+const callSocket = (socketPath: string, method: string, pathname: string) =>
+  new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const req = request({ socketPath, method, path: pathname, agent: false }, (res) => {
+      let text = ""
+      res.setEncoding("utf8").on("data", (chunk: string) => (text += chunk))
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }))
+    })
+    req.on("error", reject)
+    req.end()
+  })
+
 const portFrom = (stderr: ReadonlyArray<string>) => {
   const line = stderr.find((entry) => entry.startsWith("buddy serve: listening on http://127.0.0.1:")) ?? ""
   return Number(line.slice(line.lastIndexOf(":") + 1))
@@ -64,7 +76,7 @@ describe("buddy serve", () => {
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     it(`serves the routes, journals on stdout, and stops on ${signal} without cancelling the held sign-in`, async () => {
       const { config, fake } = await setUp()
-      const serve = spawnBuddy(["serve", "--config", config])
+      const serve = spawnBuddy(["serve", "--config", config, "--port", "0"])
       const port = portFrom(await serve.stderrWith("listening on"))
       expect(port).toBeGreaterThan(0)
       expect(await call(port, "GET", "/api/buddy")).toStrictEqual({
@@ -93,7 +105,7 @@ describe("buddy serve", () => {
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     it(`stops within a second of ${signal} while a request waits on Hermes, cancelling nothing`, async () => {
       const { config, fake } = await setUp()
-      const serve = spawnBuddy(["serve", "--config", config])
+      const serve = spawnBuddy(["serve", "--config", config, "--port", "0"])
       const port = portFrom(await serve.stderrWith("listening on"))
       expect((await call(port, "POST", "/api/buddy/sign-in/start", "{}")).status).toBe(200)
       // The status read's providers call is never answered: its own deadline is 5 s.
@@ -116,7 +128,7 @@ describe("buddy serve", () => {
 
   it("keeps answering and keeps running after its stdout is closed (`buddy serve | head -1`)", async () => {
     const { config } = await setUp()
-    const serve = spawnBuddy(["serve", "--config", config])
+    const serve = spawnBuddy(["serve", "--config", config, "--port", "0"])
     const port = portFrom(await serve.stderrWith("listening on"))
     const started = await call(port, "POST", "/api/buddy/sign-in/start", "{}")
     expect(started.status).toBe(200)
@@ -144,7 +156,7 @@ describe("buddy serve", () => {
 
   it("listens on the port it is given", async () => {
     const { config } = await setUp()
-    const probe = spawnBuddy(["serve", "--config", config])
+    const probe = spawnBuddy(["serve", "--config", config, "--port", "0"])
     const free = portFrom(await probe.stderrWith("listening on"))
     probe.child.kill("SIGTERM")
     await probe.finished
@@ -155,13 +167,15 @@ describe("buddy serve", () => {
     await serve.finished
   })
 
-  it("without --config says Buddy is absent here, and every route answers buddy-absent", async () => {
-    const serve = spawnBuddy(["serve"])
-    const stderr = await serve.stderrWith("listening on")
-    expect(stderr[0]).toBe(
-      "buddy serve: no --config given; Buddy is absent here and every route answers buddy-absent."
-    )
-    expect(await call(portFrom(stderr), "GET", "/api/buddy")).toStrictEqual({
+  it("without --config or --port says Buddy is absent here, and answers buddy-absent on its default socket", async () => {
+    const runtime = await tempDir("buddy-serve-runtime-", 0o700)
+    const serve = spawnBuddy(["serve"], { env: { XDG_RUNTIME_DIR: runtime } })
+    const socket = path.join(runtime, "buddy", "serve.sock")
+    expect(await serve.stderrWith("listening on")).toStrictEqual([
+      "buddy serve: no --config given; Buddy is absent here and every route answers buddy-absent.",
+      `buddy serve: listening on unix:${socket}`
+    ])
+    expect(await callSocket(socket, "GET", "/api/buddy")).toStrictEqual({
       status: 404,
       body: "{\"error\":\"buddy-absent\"}"
     })
@@ -179,7 +193,7 @@ describe("buddy serve", () => {
     const invalid = await buddy(["serve", "--config", extra])
     expect(invalid.code).toBe(2)
     expect(invalid.stderr).toStrictEqual([
-      "buddy serve: the --config file is not a JSON object with exactly hermesHome (optional), launchpadOrigin, buddyOrigin (optional), environment and locale."
+      "buddy serve: the --config file is not a JSON object with exactly hermesHome (optional), launchpadOrigin, buddyOrigin (optional), environment, locale and allowedAccounts (optional)."
     ])
     expect(invalid.stdout).toStrictEqual([])
     const missing = await buddy(["serve", "--config", path.join(dir, "missing.json")])
@@ -188,7 +202,8 @@ describe("buddy serve", () => {
   })
 })
 
-const SERVE_USAGE = "Usage: buddy serve [--config FILE] [--port N] [--home DIR]; `buddy serve --help` says more."
+const SERVE_USAGE =
+  "Usage: buddy serve [--config FILE] [--socket PATH] [--port N] [--home DIR]; `buddy serve --help` says more."
 
 describe("buddy serve's own errors", { timeout: 60_000 }, () => {
   it("says that the port is in use, exit 1, and serves nothing", async () => {

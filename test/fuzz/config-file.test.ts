@@ -2,7 +2,8 @@
 // `fs.readFile(file, "utf8")` (invalid bytes become U+FFFD), `JSON.parse`, then `ConfigFile` with
 // excess members refused (and every issue collected, for its words); that reader is private to the
 // command, so this runs the same three steps on the exported Schema. A file gives a config or "invalid", never a throw; what it accepts has
-// exactly the listed members, the closed environment and locale, and origins a browser sends.
+// exactly the listed members, the closed environment and locale, origins a browser sends, and
+// allowedAccounts of names and uids.
 import { Arbitrary, Either, FastCheck, Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import { ConfigFile } from "../../src/schema/config.js"
@@ -22,7 +23,23 @@ const readConfig = (bytes: Uint8Array) =>
   )
 
 const environments = ["hosted-personal", "hosted-organization-personal", "hosted-organization-team", "local"]
-const members = ["hermesHome", "launchpadOrigin", "buddyOrigin", "environment", "locale"]
+const members = ["hermesHome", "launchpadOrigin", "buddyOrigin", "environment", "locale", "allowedAccounts"]
+
+/** An account name as useradd takes it: a letter or `_`, then up to 31 of letters, digits, `_.-`, and a `$` may end it. */
+const isAccountName = (text: string) => {
+  const name = text.endsWith("$") ? text.slice(0, -1) : text
+  const first = name.slice(0, 1).toLowerCase()
+  return name.length >= 1 && name.length <= 32 && (first === "_" || (first >= "a" && first <= "z")) &&
+    [...name.slice(1).toLowerCase()].every((c) => "abcdefghijklmnopqrstuvwxyz0123456789_.-".includes(c))
+}
+
+/** `allowedAccounts`: names, or uids from 0 to 2^32 - 2. */
+const isAccounts = (value: unknown) =>
+  Array.isArray(value) &&
+  value.every((entry) =>
+    (typeof entry === "number" && Number.isInteger(entry) && entry >= 0 && entry <= 4_294_967_294) ||
+    (typeof entry === "string" && isAccountName(entry))
+  )
 
 /**
  * An origin in the form C6 means: `http` or `https`, `://`, a lowercase host name or a bracketed
@@ -54,13 +71,14 @@ const isOriginShape = (text: string) => {
 const acceptable = (value: unknown) => {
   if (!isObject(value)) return false
   if (!Object.keys(value).every((key) => members.includes(key))) return false
-  const { buddyOrigin, environment, hermesHome, launchpadOrigin, locale } = value
+  const { allowedAccounts, buddyOrigin, environment, hermesHome, launchpadOrigin, locale } = value
   return (hermesHome === undefined || typeof hermesHome === "string") &&
     typeof launchpadOrigin === "string" && isOriginForm(launchpadOrigin) &&
     (!Object.hasOwn(value, "buddyOrigin") || (typeof buddyOrigin === "string" && isOriginForm(buddyOrigin))) &&
     typeof environment === "string" && environments.includes(environment) &&
     (locale === "cs" || locale === "en") &&
-    (!Object.hasOwn(value, "hermesHome") || typeof hermesHome === "string")
+    (!Object.hasOwn(value, "hermesHome") || typeof hermesHome === "string") &&
+    (!Object.hasOwn(value, "allowedAccounts") || isAccounts(allowedAccounts))
 }
 
 const origin = fc.oneof(
@@ -79,7 +97,13 @@ const valid: FastCheck.Arbitrary<Json> = fc.record({
   launchpadOrigin: origin,
   buddyOrigin: origin,
   environment: fc.constantFrom(...environments),
-  locale: fc.constantFrom("cs", "en")
+  locale: fc.constantFrom("cs", "en"),
+  allowedAccounts: fc.array(
+    fc.oneof(
+      fc.integer({ min: 0, max: 4_294_967_294 }),
+      fc.constantFrom("www-data", "caddy", "_proxy", "host$", "Proxy.1")
+    )
+  )
 }, { requiredKeys: ["launchpadOrigin", "environment", "locale"] })
 
 const misses: FieldMisses = {
@@ -87,7 +111,11 @@ const misses: FieldMisses = {
   buddyOrigin: origin.chain(stringNearMiss),
   environment: fc.constantFrom(...environments).chain(stringNearMiss),
   locale: fc.oneof(stringNearMiss("cs"), stringNearMiss("en"), fc.constantFrom("CS", "cz", "en-US", "EN")),
-  hermesHome: valueNearMiss("/home/operator/.hermes")
+  hermesHome: valueNearMiss("/home/operator/.hermes"),
+  allowedAccounts: fc.oneof(
+    valueNearMiss(["www-data", 33]),
+    fc.constantFrom<Json>([-1], [4_294_967_295], [1.5], ["-x"], ["9lives"], ["a b"], ["x".repeat(33)], [""], [null])
+  )
 }
 
 describe("fuzzing the config file", () => {

@@ -115,7 +115,7 @@ const config = BuddyConfig.make({
   ...file,
   deadlines: { control: Duration.millis(deadlines.control), api: Duration.millis(deadlines.api), start: Duration.millis(deadlines.start) }
 })
-serveOn(config, 0).pipe(Effect.provide(NodeContext.layer), NodeRuntime.runMain)
+serveOn(config, { _tag: "Tcp", port: 0, allowedAccounts: [] }).pipe(Effect.provide(NodeContext.layer), NodeRuntime.runMain)
 `
 let serveBundle: Promise<string> | undefined
 const bundled = () => (serveBundle ??= (async () => {
@@ -155,7 +155,7 @@ const serveHost = async (home: string, deadlines: DeadlinesMs | undefined): Prom
   }
   await fsp.writeFile(file, JSON.stringify(deadlines === undefined ? fields : { ...fields, deadlines }))
   const serve = deadlines === undefined
-    ? spawnBuddy(["serve", "--config", file], { stoppedByCaller: true })
+    ? spawnBuddy(["serve", "--config", file, "--port", "0"], { stoppedByCaller: true })
     : spawnBuddy([await bundled(), file], { command: [process.execPath], stoppedByCaller: true })
   const port = portFrom(await serve.stderrWith("listening on"))
   return {
