@@ -114,8 +114,11 @@ const drive = (send: Send, fake: FakeGateway, root: string, page = true) =>
       status: 200,
       body: "{\"kind\":\"sign-out\",\"state\":\"signed-out\"}"
     })
+    // The holder's poll, the status read's (C5), and the cancel's own before it cancels (C4.7).
     expect(hermesHttp(fake).filter((line) => line !== HERMES_CARD)).toStrictEqual([
       HERMES_START,
+      HERMES_POLL,
+      HERMES_POLL,
       HERMES_POLL,
       HERMES_CANCEL,
       HERMES_SIGN_OUT

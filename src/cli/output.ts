@@ -61,7 +61,12 @@ export const makeOutput = (json: boolean): Output => ({
 export const refuse = (output: Output, refusal: Refusal): Effect.Effect<never, ExitCode> =>
   refusal._tag === "Blocked"
     ? Effect.zipRight(
-      output.answer({ kind: "blocked", reason: refusal.reason }, words.blockedReason[refusal.reason]),
+      output.answer(
+        { kind: "blocked", reason: refusal.reason },
+        refusal.holder === undefined
+          ? words.blockedReason[refusal.reason]
+          : words.heldElsewhere(refusal.holder.holder, refusal.holder.unusable)
+      ),
       Effect.fail(new ExitCode({ code: 2 }))
     )
     : Effect.zipRight(

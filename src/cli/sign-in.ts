@@ -57,14 +57,17 @@ const hold = (output: Output, signIn: SignInService, started: Started): Effect.E
   return step(Option.none())
 }
 
-/** Ctrl-C's cancel: the cancelled state when Hermes confirms it, otherwise what happened and what it means. */
+/**
+ * Ctrl-C's cancel: the cancelled state when Hermes confirms it, or the ending Hermes had already
+ * reached (the cancel polls first, C4.7: an approval is never reported as cancelled), otherwise
+ * what happened and what it means.
+ */
 const cancelHeld = (output: Output, signIn: SignInService, handle: string) =>
   Effect.gen(function*() {
-    // Ended already (the interrupt came after the last line): nothing is held, nothing to cancel.
-    if ((yield* signIn.current) === "none") return
     const cancelled = yield* Effect.either(signIn.cancel(handle))
     if (Either.isRight(cancelled)) {
-      return yield* output.answer({ kind: "sign-in", state: "cancelled" }, words.signInState.cancelled)
+      const { state } = cancelled.right
+      return yield* output.answer({ kind: "sign-in", state }, words.signInState[state])
     }
     const refusal = cancelled.left
     if (refusal._tag === "Blocked" && refusal.reason === "sign-in-unknown") {

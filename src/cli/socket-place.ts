@@ -7,8 +7,13 @@ import { Data, Effect, Option, Predicate } from "effect"
 import type { Stats } from "node:fs"
 import * as fsp from "node:fs/promises"
 import * as net from "node:net"
-import * as os from "node:os"
 import * as nodePath from "node:path"
+import {
+  type DirectoryUnsafe,
+  ownUid as uid,
+  privateDirectory,
+  runtimeDirectory
+} from "../services/private-directory.js"
 
 /** Why the socket cannot be placed where asked: each a closed reason, said in words by `placeWords`. */
 export class SocketPlaceUnsafe extends Data.TaggedError("SocketPlaceUnsafe")<{
@@ -42,61 +47,36 @@ const errnoOf = (error: unknown): string =>
 
 const fsCall = <A>(run: () => Promise<A>) => Effect.tryPromise({ try: run, catch: errnoOf })
 
-// Stryker disable next-line OptionalChaining: Linux always has getuid; the fallback (no uid owns anything) is for the type
-const uid = () => process.getuid?.() ?? -1
-
-/**
- * buddy's own runtime directory: `$XDG_RUNTIME_DIR/buddy` (the per-login 0700 directory systemd
- * makes), else `<tmpdir>/buddy-<uid>` as tmux does; a squatter there is refused, never trusted.
- */
-export const defaultSocketPath = (env: NodeJS.ProcessEnv = process.env): string => {
-  const runtime = env["XDG_RUNTIME_DIR"]
-  const directory = runtime !== undefined && nodePath.isAbsolute(runtime)
-    ? nodePath.join(runtime, "buddy")
-    : nodePath.join(os.tmpdir(), `buddy-${uid()}`)
-  return nodePath.join(directory, socketName)
-}
+/** The socket's default place: `serve.sock` in buddy's runtime directory. */
+export const defaultSocketPath = (env: NodeJS.ProcessEnv = process.env): string =>
+  nodePath.join(runtimeDirectory(env), socketName)
 
 const unsafe = (reason: SocketPlaceUnsafe["reason"], path: string, found?: number) =>
   new SocketPlaceUnsafe({ reason, path, ...(found === undefined ? {} : { found }) })
 
-/** C1's directory rule: a real directory (not a link), ours, with no access for group or others. */
-const checkDirectory = (directory: string, stats: Stats) => {
-  if (stats.isSymbolicLink()) return Effect.fail(unsafe("directory-link", directory))
-  if (!stats.isDirectory()) return Effect.fail(unsafe("directory-not-directory", directory))
-  if (stats.uid !== uid()) return Effect.fail(unsafe("directory-foreign", directory, stats.uid))
-  if ((stats.mode & 0o077) !== 0) return Effect.fail(unsafe("directory-open", directory, stats.mode & 0o777))
-  return Effect.void
-}
-
 const unusable = (path: string) => (code: string) => new SocketPlaceUnsafe({ reason: "unusable", path, code })
 
-/**
- * The directory, made 0700 if it is missing (only its last part: a parent that is missing is a
- * mistake to say, not to paper over), then checked whether made or found.
- */
+const directoryReasons = {
+  "missing-parent": "directory-missing",
+  link: "directory-link",
+  "not-directory": "directory-not-directory",
+  foreign: "directory-foreign",
+  open: "directory-open",
+  unusable: "unusable"
+} as const satisfies Record<DirectoryUnsafe["reason"], SocketPlaceUnsafe["reason"]>
+
+/** The directory made or checked (C1's rules), its refusal said as the socket's. */
 const directoryReady = (directory: string) =>
-  Effect.gen(function*() {
-    const missing = yield* fsCall(() => fsp.lstat(directory)).pipe(
-      Effect.as(false),
-      Effect.catchIf((code) => code === "ENOENT", () => Effect.succeed(true)),
-      Effect.mapError(unusable(directory))
+  privateDirectory(directory).pipe(
+    Effect.mapError(({ code, found, path, reason }) =>
+      new SocketPlaceUnsafe({
+        reason: directoryReasons[reason],
+        path,
+        ...(found === undefined ? {} : { found }),
+        ...(code === undefined ? {} : { code })
+      })
     )
-    if (missing) {
-      const made = yield* fsCall(() => fsp.mkdir(directory, { mode: 0o700 })).pipe(
-        Effect.as(true),
-        // Made by someone else in the meantime: checked below like any directory found.
-        Effect.catchIf((code) => code === "EEXIST", () => Effect.succeed(false)),
-        Effect.mapError((code) =>
-          code === "ENOENT" ? unsafe("directory-missing", nodePath.dirname(directory)) : unusable(directory)(code)
-        )
-      )
-      // The umask may have taken bits away (0500 would keep us out); it never adds any.
-      if (made) yield* fsCall(() => fsp.chmod(directory, 0o700)).pipe(Effect.mapError(unusable(directory)))
-    }
-    const stats = yield* fsCall(() => fsp.lstat(directory)).pipe(Effect.mapError(unusable(directory)))
-    yield* checkDirectory(directory, stats)
-  })
+  )
 
 /** Whether something answers on the socket: a live server is never replaced, a dead one is. */
 const answers = (path: string) =>

@@ -2,6 +2,7 @@
 // (C4.10) and each Buddy state (C5) has exactly one sentence of plain English. The records are
 // typed by the closed unions, so a new reason does not compile without its words, and a test walks
 // the Schema literals so one cannot ship without them either. No Hermes text, no internals.
+import { Option } from "effect"
 import type { BlockedReason, BuddyState, GatewayReason, SignInState } from "../schema/reasons.js"
 
 /** Why the gateway could not be used. Each is a whole sentence; some follow a colon. */
@@ -20,6 +21,20 @@ export const gatewayReason: Readonly<Record<GatewayReason, string>> = {
   "http-error": "Hermes answered with an error.",
   lost: "The connection to Hermes closed before its answer was complete."
 }
+
+/**
+ * Another buddy process holds the sign-in for this Hermes (C4.1): its process id when its lock
+ * file tells it, or why the lock could not be taken at all.
+ */
+export const heldElsewhere = (holder: Option.Option<number>, unusable: Option.Option<string>): string =>
+  Option.match(unusable, {
+    onSome: (why) => `buddy could not take its sign-in lock for this Hermes (${why}), so nothing was changed.`,
+    onNone: () =>
+      `Another buddy${
+        Option.match(holder, { onNone: () => "", onSome: (pid) => ` (process ${pid})` })
+      } holds a sign-in for this Hermes, so nothing was changed. ` +
+      "Its lock goes when that sign-in ends or that buddy stops."
+  })
 
 /** Why an operation changed nothing. */
 export const blockedReason: Readonly<Record<BlockedReason, string>> = {

@@ -40,8 +40,9 @@ export const routes: ReadonlyArray<Route> = [
     run: () =>
       Effect.gen(function*() {
         const config = yield* BuddyConfig
-        const status = yield* Effect.flatMap(Status, (service) => service.read)
+        // The held sign-in first: an approval it finds shows in the card read after it (C5).
         const held = yield* Effect.flatMap(SignIn, (signIn) => signIn.current)
+        const status = yield* Effect.flatMap(Status, (service) => service.read)
         return yield* answer(BuddyAnswer, 200, {
           kind: "buddy",
           ...status,

@@ -42,6 +42,11 @@ export const StartAnswer = Schema.Struct({
 export type StartAnswer = typeof StartAnswer.Type
 
 /** A poll's answer: the code and page only while pending. */
+/** The states a sign-in ends in (C4.10 without `none` and `pending`). */
+export const SignInEnding = SignInState.pipe(
+  Schema.pickLiteral("signed-in", "expired", "refused", "lost", "failed", "cancelled")
+)
+
 export const PollAnswer = Schema.Union(
   Schema.Struct({
     kind: Schema.Literal("sign-in"),
@@ -51,15 +56,16 @@ export const PollAnswer = Schema.Union(
   }),
   Schema.Struct({
     kind: Schema.Literal("sign-in"),
-    state: SignInState.pipe(Schema.pickLiteral("signed-in", "expired", "refused", "lost", "failed", "cancelled"))
+    state: SignInEnding
   })
 ).annotations({ identifier: "SignInState" })
 export type PollAnswer = typeof PollAnswer.Type
 
+/** `cancelled`, or the ending Hermes had already reached when the cancel polled first (C4.7). */
 export const CancelAnswer = Schema.Struct({
   kind: Schema.Literal("sign-in"),
-  state: Schema.Literal("cancelled")
-}).annotations({ identifier: "SignInCancelled" })
+  state: SignInEnding
+}).annotations({ identifier: "SignInEnded" })
 export type CancelAnswer = typeof CancelAnswer.Type
 
 export const SignOutAnswer = Schema.Struct({
@@ -218,7 +224,7 @@ export const operations = {
     operationId: "cancelSignIn",
     path: "/sign-in/cancel",
     method: "POST",
-    summary: "Cancel the held sign-in on Hermes, for its holder",
+    summary: "Cancel the held sign-in on Hermes, for its holder (or read the ending Hermes already reached)",
     body: "handle",
     success: CancelAnswer,
     refuses: holding

@@ -1,7 +1,10 @@
 // SignIn (C4): one sign-in at a time, started only on a gateway that holds the cancellation
 // contract, ended only on Hermes's word. Every operation is serialized and runs to its end on a
 // daemon fiber, so a caller that goes away (a closed tab, Ctrl-C) cannot leave Hermes holding a
-// session we forgot. Nothing is cancelled when the layer's scope closes (C4.9).
+// session we forgot. Across processes, the holder lock (C4.1) keeps a second buddy from starting,
+// cancelling or signing out beside this one. Every cancel polls first (C4.7), so an ending Hermes
+// already reached is never reported as cancelled. Nothing is cancelled when the layer's scope
+// closes (C4.9).
 import { Context, Data, Effect, Fiber, identity, Layer, Option, Ref } from "effect"
 import { randomBytes } from "node:crypto"
 import type { JournalOperation, JournalOutcome } from "../schema/journal.js"
@@ -9,11 +12,18 @@ import type { BlockedReason, GatewayReason, SignInState } from "../schema/reason
 import type { CallError, Instance } from "./CallError.js"
 import type { GatewayError } from "./GatewayError.js"
 import { Cancel, HermesApi, Poll, SignOut as SignOutAnswer, Start } from "./HermesApi.js"
+import { type HolderBusy, HolderLock } from "./HolderLock.js"
 import { Journal } from "./Journal.js"
 import { Ticket } from "./Ticket.js"
 
-/** The operation changed nothing (C4.5, C6 409). */
-export class Blocked extends Data.TaggedError("Blocked")<{ readonly reason: BlockedReason }> {}
+/**
+ * The operation changed nothing (C4.5, C6 409). `holder` is another process's id when it is that
+ * process's holder lock that blocked it (C4.1), for the CLI's words; answers carry only the reason.
+ */
+export class Blocked extends Data.TaggedError("Blocked")<{
+  readonly reason: BlockedReason
+  readonly holder?: HolderBusy
+}> {}
 /** The gateway could not be reached or failed (C7, C6 503). */
 export class Unavailable extends Data.TaggedError("Unavailable")<{ readonly reason: GatewayReason }> {}
 
@@ -54,11 +64,13 @@ const Held = Data.taggedEnum<Held>()
 export class SignIn extends Context.Tag("buddy/SignIn")<SignIn, {
   readonly start: Effect.Effect<Started, Refusal>
   readonly poll: (handle: string) => Effect.Effect<SignInView, Refusal>
-  readonly cancel: (handle: string) => Effect.Effect<{ readonly state: "cancelled" }, Refusal>
+  /** `cancelled`, or the ending Hermes had already reached (C4.7): nothing is cancelled then. */
+  readonly cancel: (handle: string) => Effect.Effect<{ readonly state: Ending }, Refusal>
   readonly signOut: Effect.Effect<{ readonly state: "signed-out" }, Refusal>
   /**
-   * Whether a sign-in is held or a start is on its way to Hermes, for `GET /api/buddy`: a read,
-   * never serialized behind an operation.
+   * Whether a sign-in is held or a start is on its way to Hermes, for `GET /api/buddy` (C5): a held
+   * sign-in is polled first when no operation is running, so a sign-in Hermes has ended reads
+   * `none` (its ending kept for its handle); never waits behind an operation.
    */
   readonly current: Effect.Effect<"none" | "pending">
 }>() {}
@@ -75,21 +87,45 @@ const unavailable = (error: GatewayError | CallError) => new Unavailable({ reaso
 /** Poll statuses that end a sign-in, and how (C4.4). */
 const pollEndings = { approved: "signed-in", expired: "expired", denied: "refused", error: "failed" } as const
 
+/** How many endings are kept for their handles: every recently displaced holder reads its own (C6). */
+export const endingsKept = 64
+
+/** `endings` with `handle`'s ending added last, the oldest dropped beyond `endingsKept`. */
+const remember = (endings: ReadonlyMap<string, Ending>, handle: string, state: Ending) => {
+  const next = new Map(endings)
+  next.delete(handle)
+  next.set(handle, state)
+  for (const oldest of next.keys()) {
+    if (next.size <= endingsKept) break
+    next.delete(oldest)
+  }
+  return next
+}
+
 export const SignInLive = Layer.effect(
   SignIn,
   Effect.gen(function*() {
     const api = yield* HermesApi
     const tickets = yield* Ticket
     const journal = yield* Journal
+    const lock = yield* HolderLock
     const held = yield* Ref.make<Held>(Held.None())
-    /** The last ending, answered to its holder's poll until another sign-in ends. */
-    const lastEnding = yield* Ref.make(Option.none<{ readonly handle: string; readonly state: Ending }>())
+    /** The recent endings by handle, answered to their holders' polls (bounded: `endingsKept`). */
+    const endings = yield* Ref.make<ReadonlyMap<string, Ending>>(new Map())
     const one = yield* Effect.makeSemaphore(1)
     /** Starts asked for and not yet ended: each may leave a session on Hermes before we hear of it (D14). */
     const starting = yield* Ref.make(0)
 
+    /** Nothing held any more: the holder lock goes with it (C4.1). */
+    const release = Effect.zipRight(Ref.set(held, Held.None()), lock.release)
+
     const endAs = (handle: string, state: Ending) =>
-      Effect.zipRight(Ref.set(held, Held.None()), Ref.set(lastEnding, Option.some({ handle, state })))
+      Effect.zipRight(release, Ref.update(endings, (known) => remember(known, handle, state)))
+
+    /** Another buddy holds a sign-in for this Hermes: nothing is sent to Hermes (C4.1). */
+    const takeLock = lock.take.pipe(
+      Effect.mapError((holder) => new Blocked({ reason: "sign-in-running", holder }))
+    )
 
     const identify = tickets.identify.pipe(Effect.mapError(unavailable))
 
@@ -108,22 +144,46 @@ export const SignInLive = Layer.effect(
         )
       )
 
-    /** Ends the held sign-in, if any, or fails and keeps it (C4.4–C4.6). */
-    const endHeld: Effect.Effect<void, Refusal> = Effect.flatMap(Ref.get(held), (current) =>
-      Held.$match(current, {
-        None: () => Effect.void,
-        Holding: ({ handle, sessionId }) => Effect.zipRight(cancelSession(sessionId), endAs(handle, "cancelled")),
-        Orphan: ({ sessionId, startedOn }) =>
-          Option.match(sessionId, {
-            onSome: (known) => Effect.zipRight(cancelSession(known), Ref.set(held, Held.None())),
-            // Unknown session: only a different instance holding the contract proves its worker gone.
-            onNone: () =>
-              Effect.flatMap(identify, (endpoint) =>
-                endpoint.instanceId !== startedOn.instanceId && endpoint.contract
-                  ? Ref.set(held, Held.None())
-                  : Effect.fail(blockedBy(endpoint)))
+    /**
+     * Ends a held session, polling it first (C4.7): Hermes's cancel answers `{ok:true}` for a session
+     * it already approved and saved, so an ending Hermes has reached is the ending and nothing is
+     * cancelled; only a pending session (or one whose poll answer has no known shape) is cancelled.
+     */
+    const endSession = (sessionId: string): Effect.Effect<Ending, Refusal> =>
+      api.poll(sessionId).pipe(
+        Effect.mapError(unavailable),
+        Effect.flatMap(({ instance, value }) =>
+          Poll.$match(value, {
+            Status: ({ status }): Effect.Effect<Ending, Refusal> =>
+              status === "pending"
+                ? Effect.as(cancelSession(sessionId), "cancelled" as const)
+                : Effect.succeed(pollEndings[status]),
+            NotHeld: () => (instance.contract ? Effect.succeed("lost" as const) : Effect.fail(blockedBy(instance))),
+            Unrecognized: () => Effect.as(cancelSession(sessionId), "cancelled" as const)
           })
-      }))
+        )
+      )
+
+    /** Ends the held sign-in, if any, with its ending for a holder, or fails and keeps it (C4.4–C4.7). */
+    const endHeld: Effect.Effect<Option.Option<Ending>, Refusal> = Effect.flatMap(
+      Ref.get(held),
+      (current) =>
+        Held.$match(current, {
+          None: () => Effect.succeedNone,
+          Holding: ({ handle, sessionId }) =>
+            Effect.flatMap(endSession(sessionId), (ending) => Effect.as(endAs(handle, ending), Option.some(ending))),
+          Orphan: ({ sessionId, startedOn }) =>
+            Option.match(sessionId, {
+              onSome: (known) => Effect.as(Effect.zipRight(endSession(known), release), Option.none()),
+              // Unknown session: only a different instance holding the contract proves its worker gone.
+              onNone: () =>
+                Effect.flatMap(identify, (endpoint) =>
+                  endpoint.instanceId !== startedOn.instanceId && endpoint.contract
+                    ? Effect.as(release, Option.none())
+                    : Effect.fail(blockedBy(endpoint)))
+            })
+        })
+    )
 
     const startOnHermes = Effect.gen(function*() {
       const answer = yield* api.start.pipe(
@@ -165,13 +225,19 @@ export const SignInLive = Layer.effect(
       })
     })
 
-    const start = Effect.gen(function*() {
+    /** Runs `body` with the holder lock, letting it go afterwards unless a sign-in is held. */
+    const locked = <A>(body: Effect.Effect<A, Refusal>) =>
+      Effect.zipRight(takeLock, body).pipe(
+        Effect.ensuring(Effect.flatMap(Ref.get(held), (after) => (after._tag === "None" ? lock.release : Effect.void)))
+      )
+
+    const start = locked(Effect.gen(function*() {
       // The gate comes first, so a start that cannot happen does not end the held sign-in either.
       const endpoint = yield* identify
       if (!endpoint.contract) return yield* Effect.fail(new Blocked({ reason: "hermes-outdated" }))
       yield* endHeld
       return yield* startOnHermes
-    })
+    }))
 
     const holding = (handle: string) =>
       Effect.flatMap(Ref.get(held), (current) =>
@@ -181,8 +247,8 @@ export const SignInLive = Layer.effect(
 
     const poll = (handle: string) =>
       Effect.gen(function*() {
-        const ended = yield* Ref.get(lastEnding)
-        if (Option.isSome(ended) && ended.value.handle === handle) return { state: ended.value.state }
+        const ended = (yield* Ref.get(endings)).get(handle)
+        if (ended !== undefined) return { state: ended }
         const current = yield* holding(handle)
         const answer = yield* api.poll(current.sessionId).pipe(Effect.mapError(unavailable))
         return yield* Poll.$match(answer.value, {
@@ -203,10 +269,22 @@ export const SignInLive = Layer.effect(
         })
       })
 
-    const cancel = (handle: string) =>
-      Effect.zipRight(holding(handle), Effect.as(endHeld, { state: "cancelled" as const }))
+    /**
+     * The holder's cancel: `cancelled`, or the ending Hermes had already reached (C4.7). A sign-in
+     * that ended already (by a poll, a status read or a replacement) answers its ending, asking
+     * Hermes nothing.
+     */
+    const cancel = (handle: string): Effect.Effect<{ readonly state: Ending }, Refusal> =>
+      Effect.flatMap(Ref.get(endings), (known) => {
+        const ended = known.get(handle)
+        if (ended !== undefined) return Effect.succeed({ state: ended })
+        return Effect.zipRight(
+          holding(handle),
+          Effect.map(endHeld, (ending) => ({ state: Option.getOrElse(ending, () => "cancelled" as const) }))
+        )
+      })
 
-    const signOut = Effect.gen(function*() {
+    const signOut = locked(Effect.gen(function*() {
       // A held sign-in ends first; if it cannot, the provider DELETE is never sent (C4.8).
       yield* endHeld
       const answer = yield* api.signOut.pipe(Effect.mapError(unavailable))
@@ -214,7 +292,27 @@ export const SignInLive = Layer.effect(
         SignedOut: () => ({ state: "signed-out" as const }),
         NothingStored: () => ({ state: "signed-out" as const })
       })
-    })
+    }))
+
+    /**
+     * A status read's look at the held sign-in (C5): its poll, and an ending Hermes reached ends it
+     * here too (kept for its handle). Anything else changes nothing: the holder's own poll or
+     * cancel decides. Not journaled, like every status read.
+     */
+    const refreshHeld = Effect.flatMap(
+      Ref.get(held),
+      (current) =>
+        current._tag !== "Holding" ? Effect.void : api.poll(current.sessionId).pipe(
+          Effect.flatMap(({ instance, value }) =>
+            Poll.$match(value, {
+              Status: ({ status }) => (status === "pending" ? Effect.void : endAs(current.handle, pollEndings[status])),
+              NotHeld: () => (instance.contract ? endAs(current.handle, "lost") : Effect.void),
+              Unrecognized: () => Effect.void
+            })
+          ),
+          Effect.ignore
+        )
+    )
 
     /**
      * One operation at a time, journaled, run to its end on a daemon fiber: the asker may be
@@ -252,11 +350,19 @@ export const SignInLive = Layer.effect(
       poll: (handle) => operation("poll", poll(handle)),
       cancel: (handle) => operation("cancel", cancel(handle)),
       signOut: operation("sign-out", signOut),
+      // The poll runs only when no operation does (that operation will tell), on a daemon fiber like
+      // every operation, so a reader gone away cannot lose an ending Hermes gave.
       // Never "none" while a start is on its way: Hermes may already hold the session it asked for.
-      current: Effect.zipWith(
-        Ref.get(held),
-        Ref.get(starting),
-        (current, inFlight) => (current._tag === "None" && inFlight === 0 ? "none" : "pending")
+      current: one.withPermitsIfAvailable(1)(refreshHeld).pipe(
+        Effect.forkDaemon,
+        Effect.flatMap(Fiber.join),
+        Effect.zipRight(
+          Effect.zipWith(
+            Ref.get(held),
+            Ref.get(starting),
+            (current, inFlight) => (current._tag === "None" && inFlight === 0 ? "none" : "pending")
+          )
+        )
       )
     })
   })

@@ -1,8 +1,10 @@
 // The one layer graph the HTTP app, the CLI and the integration tests share: everything from
 // the control socket up to SignIn and Status, given a BuddyConfig and a Journal.
 import { Layer } from "effect"
+import type { BuddyConfig } from "./BuddyConfig.js"
 import { GatewaySocketLive } from "./GatewaySocket.js"
 import { HermesApiLive } from "./HermesApi.js"
+import { type HolderLock, HolderLockLive } from "./HolderLock.js"
 import { SignInLive } from "./SignIn.js"
 import { StatusLive } from "./Status.js"
 import { TicketLive } from "./Ticket.js"
@@ -13,5 +15,12 @@ export const GatewayLive = HermesApiLive.pipe(
   Layer.provide(GatewaySocketLive)
 )
 
-/** SignIn and Status on the gateway client. Needs BuddyConfig and Journal. */
-export const BuddyServicesLive = Layer.mergeAll(SignInLive, StatusLive).pipe(Layer.provideMerge(GatewayLive))
+/**
+ * SignIn and Status on the gateway client, SignIn with the given holder lock (C4.1; tests give one
+ * in memory). Needs BuddyConfig and Journal.
+ */
+export const buddyServices = (holderLock: Layer.Layer<HolderLock, never, BuddyConfig> = HolderLockLive) =>
+  Layer.mergeAll(SignInLive.pipe(Layer.provide(holderLock)), StatusLive).pipe(Layer.provideMerge(GatewayLive))
+
+/** SignIn and Status on the gateway client, with the machine-wide holder lock. */
+export const BuddyServicesLive = buddyServices()

@@ -613,6 +613,8 @@ describe.skipIf(!hasChromium)("buddy/client in a page of the Launchpad example (
       "GET /api/providers/oauth",
       "POST /api/providers/oauth/openai-codex/start",
       "GET /api/providers/oauth/openai-codex/poll/<id>",
+      // The cancel polls first (C4.7): still pending, so it is cancelled.
+      "GET /api/providers/oauth/openai-codex/poll/<id>",
       "DELETE /api/providers/oauth/sessions/<id>"
     ])
     expect(fake.sessions().map((session) => session.cancelled)).toStrictEqual([true])

@@ -17,7 +17,7 @@ import { CliServices } from "../../src/cli/services.js"
 import { SignIn } from "../../src/services/SignIn.js"
 import type { Status } from "../../src/services/Status.js"
 import { buddyLayer } from "../support/buddy.js"
-import { CANCEL, httpLines, SIGN_OUT } from "./support/fast-start.js"
+import { CANCEL, httpLines, POLL, SIGN_OUT } from "./support/fast-start.js"
 
 /** Runs the CLI with argv, stdout and stderr captured, on the given services for any --home. */
 const runCli = (argv: ReadonlyArray<string>, services: Layer.Layer<SignIn | Status>) =>
@@ -61,7 +61,8 @@ describe("buddy sign-out with a held sign-in", () => {
         code: 2,
         stdout: ["A sign-in is still running on Hermes and could not be ended, so nothing was changed."]
       })
-      expect(httpLines(fake, sessionId)).toStrictEqual([CANCEL, CANCEL])
+      // Each sign-out polls the held sign-in before it cancels it (C4.7).
+      expect(httpLines(fake, sessionId)).toStrictEqual([POLL, CANCEL, POLL, CANCEL])
       expect(httpLines(fake)).not.toContain(SIGN_OUT)
       expect(fake.signedIn).toBe(true)
 

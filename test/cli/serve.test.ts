@@ -120,7 +120,11 @@ describe("buddy serve", () => {
       expect(finished.code).toBe(signal === "SIGINT" ? 130 : 143)
       expect(stopMs).toBeLessThan(2_000)
       expect(await inFlight).toBe("cut off")
-      expect(httpOf(fake).slice(before)).toStrictEqual(["GET /api/providers/oauth"])
+      // The status read polled the held sign-in first (C5), then asked for the card.
+      expect(httpOf(fake).slice(before).map((entry) => entry.replace(/poll\/.*$/, "poll/<id>"))).toStrictEqual([
+        "GET /api/providers/oauth/openai-codex/poll/<id>",
+        "GET /api/providers/oauth"
+      ])
       expect(httpOf(fake).filter((entry) => entry.includes("cancel"))).toStrictEqual([])
       expect(fake.sessions().map((session) => session.cancelled)).toStrictEqual([false])
     })

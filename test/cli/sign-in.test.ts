@@ -204,7 +204,8 @@ describe("buddy sign-in start, held in a terminal", () => {
       stderr: ["Cancelling the sign-in on Hermes…"]
     })
     const session = onlySession(fake)
-    expect(httpLines(fake, session.id)).toStrictEqual([START, CANCEL])
+    // The cancel polls first (C4.7): still pending, so it is cancelled.
+    expect(httpLines(fake, session.id)).toStrictEqual([START, POLL, CANCEL])
     expect(session).toMatchObject({ cancelled: true, inMap: false })
   })
 

@@ -100,11 +100,14 @@ describe("buddy/client against the app", () => {
       expect(yield* call(() => buddy.cancel(handle))).toStrictEqual({ kind: "sign-in", state: "cancelled" })
       expect(yield* call(() => buddy.poll(handle))).toStrictEqual({ kind: "sign-in", state: "cancelled" })
       expect(yield* call(buddy.signOut)).toStrictEqual({ kind: "sign-out", state: "signed-out" })
+      // The status read polls the held sign-in before the card (C5); the cancel polls before it cancels (C4.7).
       expect(hermesHttp(fake)).toStrictEqual([
         HERMES_CARD,
         HERMES_START,
         HERMES_POLL,
+        HERMES_POLL,
         HERMES_CARD,
+        HERMES_POLL,
         HERMES_CANCEL,
         HERMES_SIGN_OUT
       ])

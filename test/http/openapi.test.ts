@@ -121,7 +121,7 @@ const expected: Record<string, unknown> = {
     parameters: sameOriginHeaders,
     requestBody: ref("HandleBody"),
     responses: {
-      "200": ref("SignInCancelled"),
+      "200": ref("SignInEnded"),
       "400": errors("invalid-request", "invalid-handle"),
       "403": ref("Denied"),
       "404": errors("buddy-absent"),
@@ -174,10 +174,13 @@ const expectedComponents: Record<string, unknown> = {
     properties: { handle: { type: "string" } },
     additionalProperties: false
   },
-  SignInCancelled: {
+  SignInEnded: {
     type: "object",
     required: ["kind", "state"],
-    properties: { kind: { type: "string", enum: ["sign-in"] }, state: { type: "string", enum: ["cancelled"] } },
+    properties: {
+      kind: { type: "string", enum: ["sign-in"] },
+      state: { type: "string", enum: ["signed-in", "expired", "refused", "lost", "failed", "cancelled"] }
+    },
     additionalProperties: false
   },
   SignedOut: {
@@ -284,7 +287,7 @@ describe("GET /api/buddy/openapi.json", () => {
         "EmptyBody",
         "HandleBody",
         "OpenApiDocument",
-        "SignInCancelled",
+        "SignInEnded",
         "SignInStarted",
         "SignInState",
         "SignedOut",

@@ -47,8 +47,19 @@ describe("409 blocked", () => {
       // The held sign-in is untouched and still polls pending; Buddy was not signed out.
       expectAnswer(yield* post(port, POLL, handleBody(handle)), 200, bodies.pending)
       expectAnswer(yield* get(port, STATUS), 200, bodies.status("works", "pending"))
-      // One unconfirmed cancel per refused operation; no start, no provider DELETE.
-      expect(hermesHttp(fake)).toStrictEqual([HERMES_CANCEL, HERMES_CANCEL, HERMES_CANCEL, HERMES_POLL, HERMES_CARD])
+      // One poll and one unconfirmed cancel per refused operation (C4.7); no start, no provider DELETE.
+      // The status read polls the held sign-in before the card (C5).
+      expect(hermesHttp(fake)).toStrictEqual([
+        HERMES_POLL,
+        HERMES_CANCEL,
+        HERMES_POLL,
+        HERMES_CANCEL,
+        HERMES_POLL,
+        HERMES_CANCEL,
+        HERMES_POLL,
+        HERMES_POLL,
+        HERMES_CARD
+      ])
       expect(hermesHttp(fake)).not.toContain(HERMES_SIGN_OUT)
       expect(fake.sessions()).toHaveLength(1)
       expect(fake.signedIn).toBe(true)

@@ -104,23 +104,25 @@ describe("a sign-in over HTTP", () => {
       expect(fake.sessions()).toHaveLength(1)
       expectAnswer(yield* get(port, STATUS), 200, bodies.status("waits", "pending"))
       expectAnswer(yield* post(port, POLL, handleBody(handle)), 200, bodies.pending)
-      expect(hermesHttp(fake)).toStrictEqual([HERMES_START, HERMES_CARD, HERMES_POLL])
+      // GET polls the held sign-in before it reads the card (C5).
+      expect(hermesHttp(fake)).toStrictEqual([HERMES_START, HERMES_POLL, HERMES_CARD, HERMES_POLL])
       expect(yield* journal).toStrictEqual([line("start", "pending"), line("poll", "pending")])
     }))
 
-  it.scopedLive("after Hermes's worker saves the approval: GET works while held, the poll signed-in, then none", () =>
+  it.scopedLive("after Hermes's worker saves the approval: GET polls the held sign-in and reads works and none; the holder reads signed-in", () =>
     Effect.gen(function*() {
       const fake = yield* makeFakeGateway()
       const { journal, port } = yield* serve(hostedConfig(fake.home))
       const handle = startedHandle(yield* post(port, START, "{}"))
       expect(fake.approve(onlySessionId(fake.sessions()))).toBe(true)
-      expectAnswer(yield* get(port, STATUS), 200, bodies.status("works", "pending"))
-      expectAnswer(yield* post(port, POLL, handleBody(handle)), 200, "{\"kind\":\"sign-in\",\"state\":\"signed-in\"}")
       expectAnswer(yield* get(port, STATUS), 200, bodies.status("works", "none"))
-      // The holder keeps reading its ending, and Hermes is not asked again.
+      expect(hermesHttp(fake)).toStrictEqual([HERMES_START, HERMES_POLL, HERMES_CARD])
+      // The holder reads its ending, kept for its handle: Hermes is not asked again.
       fake.clearReceived()
+      expectAnswer(yield* post(port, POLL, handleBody(handle)), 200, "{\"kind\":\"sign-in\",\"state\":\"signed-in\"}")
       expectAnswer(yield* post(port, POLL, handleBody(handle)), 200, bodies.ended("signed-in"))
       expect(hermesHttp(fake)).toStrictEqual([])
+      // Status reads are not journaled; the holder's polls are.
       expect(yield* journal).toStrictEqual([
         line("start", "pending"),
         line("poll", "signed-in"),
@@ -152,7 +154,8 @@ describe("a sign-in over HTTP", () => {
       const handle = startedHandle(yield* post(port, START, "{}"))
       const id = onlySessionId(fake.sessions())
       expectAnswer(yield* post(port, CANCEL, handleBody(handle)), 200, "{\"kind\":\"sign-in\",\"state\":\"cancelled\"}")
-      expect(hermesHttp(fake)).toStrictEqual([HERMES_START, HERMES_CANCEL])
+      // The cancel polls first (C4.7): pending, so it is cancelled.
+      expect(hermesHttp(fake)).toStrictEqual([HERMES_START, HERMES_POLL, HERMES_CANCEL])
       expect(fake.approve(id)).toBe(false)
       expectAnswer(yield* get(port, STATUS), 200, bodies.status("waits", "none"))
       expectAnswer(yield* post(port, POLL, handleBody(handle)), 200, bodies.ended("cancelled"))
@@ -170,7 +173,7 @@ describe("a sign-in over HTTP", () => {
       const first = startedHandle(yield* post(port, START, "{}"))
       const second = startedHandle(yield* post(port, START, "{}"))
       expect(second).not.toBe(first)
-      expect(hermesHttp(fake)).toStrictEqual([HERMES_START, HERMES_CANCEL, HERMES_START])
+      expect(hermesHttp(fake)).toStrictEqual([HERMES_START, HERMES_POLL, HERMES_CANCEL, HERMES_START])
       expectAnswer(yield* post(port, POLL, handleBody(first)), 200, bodies.ended("cancelled"))
       expectAnswer(yield* post(port, POLL, handleBody(second)), 200, bodies.pending)
     }))
@@ -201,7 +204,7 @@ describe("POST /api/buddy/sign-out", () => {
       const { port } = yield* serve(hostedConfig(fake.home))
       const handle = startedHandle(yield* post(port, START, "{}"))
       expectAnswer(yield* post(port, SIGN_OUT, "{}"), 200, bodies.signedOut)
-      expect(hermesHttp(fake)).toStrictEqual([HERMES_START, HERMES_CANCEL, HERMES_SIGN_OUT])
+      expect(hermesHttp(fake)).toStrictEqual([HERMES_START, HERMES_POLL, HERMES_CANCEL, HERMES_SIGN_OUT])
       expectAnswer(yield* post(port, POLL, handleBody(handle)), 200, bodies.ended("cancelled"))
       expectAnswer(yield* get(port, STATUS), 200, bodies.status("waits", "none"))
     }))

@@ -72,8 +72,8 @@ describe("the journal and the answers", () => {
       expectAnswer(yield* ask("other", post(port, POLL, handleBody(c))), 200, bodies.ended("signed-in"))
       expectAnswer(yield* ask("other", get(port, STATUS)), 200, bodies.status("works", "none"))
       expectAnswer(yield* ask("other", post(port, SIGN_OUT, "{}")), 200, bodies.signedOut)
-      // A's holder read its ending until another sign-in ended (D8.4): now it is unknown.
-      expectAnswer(yield* ask("other", post(port, POLL, handleBody(a))), 409, bodies.blocked("sign-in-unknown"))
+      // A's holder still reads its own ending: the last 64 endings are kept for their handles.
+      expectAnswer(yield* ask("other", post(port, POLL, handleBody(a))), 200, bodies.ended("failed"))
 
       const lines = yield* journal
       expect(lines).toStrictEqual([
@@ -88,7 +88,7 @@ describe("the journal and the answers", () => {
         line("start", "pending"),
         line("poll", "signed-in"),
         line("sign-out", "signed-out"),
-        line("poll", "blocked", "sign-in-unknown")
+        line("poll", "failed")
       ])
       expect(lines[1]).toBe("{\"scope\":\"buddy-sign-in\",\"operation\":\"start\",\"outcome\":\"pending\"}")
 

@@ -290,7 +290,8 @@ describe("the dashboard app failing to load (fact 13)", () => {
         expect(yield* signIn.current).toBe("pending")
         expect(fake.sessions()).toStrictEqual([expect.objectContaining({ inMap: true, cancelled: false })])
         expect(yield* signIn.cancel(started.handle)).toStrictEqual({ state: "cancelled" })
-        expect(httpLines(fake)).toStrictEqual([START, POLL, CANCEL, CANCEL])
+        // Each cancel polls first (C4.7); the status read polls too (C5).
+        expect(httpLines(fake)).toStrictEqual([START, POLL, POLL, CANCEL, POLL, POLL, CANCEL])
       })
     ))
 })

@@ -63,8 +63,9 @@ describe("a sign-in", () => {
           code: "ABCD-EFGHK",
           page: "https://auth.openai.com/codex/device"
         })
+        // A status read polls the held sign-in too (C5).
         expect(yield* signIn.current).toBe("pending")
-        expect(httpLines(fake)).toStrictEqual([START, POLL])
+        expect(httpLines(fake)).toStrictEqual([START, POLL, POLL])
       })
     ))
 
@@ -145,7 +146,8 @@ describe("one sign-in at a time", () => {
         const live = fake.sessions().filter((session) => session.inMap && !session.cancelled)
         expect(live).toHaveLength(1)
         expect(fake.sessions()).toHaveLength(2)
-        expect(httpLines(fake)).toStrictEqual([START, CANCEL, START])
+        // The replacement polls the held sign-in before it cancels it (C4.7).
+        expect(httpLines(fake)).toStrictEqual([START, POLL, CANCEL, START])
         const holders = [first, second]
         const polls = yield* Effect.all(holders.map((started) => Effect.either(signIn.poll(started.handle))))
         const pending = polls.filter((poll) => poll._tag === "Right" && poll.right.state === "pending")
@@ -195,7 +197,7 @@ describe("cancel and sign-out", () => {
         const started = yield* signIn.start
         const { id } = onlySession(fake)
         expect(yield* signIn.signOut).toStrictEqual({ state: "signed-out" })
-        expect(httpLines(fake)).toStrictEqual([START, CANCEL, SIGN_OUT])
+        expect(httpLines(fake)).toStrictEqual([START, POLL, CANCEL, SIGN_OUT])
         expect(fake.approve(id)).toBe(false)
         expect(fake.signedIn).toBe(false)
         expect(yield* signIn.poll(started.handle)).toStrictEqual({ state: "cancelled" })
@@ -258,7 +260,7 @@ describe("a cancel Hermes does not confirm changes nothing", () => {
           expect(yield* signIn.poll(started.handle)).toStrictEqual({ state: "signed-in" })
         }), { signedIn: true }))
 
-    it.effect(`a sign-in kept by ${name} ends on the cancel's "not found" from a restarted instance holding the contract`, () =>
+    it.effect(`a sign-in kept by ${name} ends as lost on the poll's "not found" from a restarted instance holding the contract`, () =>
       withSignIn((fake, signIn) =>
         Effect.gen(function*() {
           const started = yield* signIn.start
@@ -269,7 +271,8 @@ describe("a cancel Hermes does not confirm changes nothing", () => {
           )
           fake.clearFaults()
           fake.restart()
-          expect(yield* signIn.cancel(started.handle)).toStrictEqual({ state: "cancelled" })
+          // The cancel polls first (C4.7): the new instance no longer holds the session, under the contract.
+          expect(yield* signIn.cancel(started.handle)).toStrictEqual({ state: "lost" })
           expect(fake.approve(id)).toBe(false)
           expect((yield* signIn.start).state).toBe("pending")
         })
@@ -337,12 +340,28 @@ describe("a start whose answer has no known shape or was lost is held without a 
     }
   }
 
-  it.live("with a known session id it is cancelled at once and ends when Hermes confirms", () =>
+  /** A poll answer saying the session is still pending, for a session id only the faulted start gave. */
+  const pendingPoll: Fault = { kind: "reply", body: { status: "pending", error_message: null } }
+
+  it.live("with a known session id it is polled at once and ends when Hermes no longer holds it", () =>
     withSignIn((fake, signIn) =>
       Effect.gen(function*() {
         fake.fault("start", malformedStart, 1)
         expect(yield* refusal(signIn.start)).toStrictEqual({ _tag: "Unavailable", reason: "malformed" })
-        expect(httpLines(fake)).toStrictEqual([START, CANCEL])
+        expect(httpLines(fake)).toStrictEqual([START, POLL])
+        expect(yield* signIn.current).toBe("none")
+        const started = yield* signIn.start
+        expect(started.state).toBe("pending")
+      })
+    ))
+
+  it.live("with a known session id still pending it is cancelled at once and ends when Hermes confirms", () =>
+    withSignIn((fake, signIn) =>
+      Effect.gen(function*() {
+        fake.fault("start", malformedStart, 1)
+        fake.fault("poll", pendingPoll, 1)
+        expect(yield* refusal(signIn.start)).toStrictEqual({ _tag: "Unavailable", reason: "malformed" })
+        expect(httpLines(fake)).toStrictEqual([START, POLL, CANCEL])
         expect(yield* signIn.current).toBe("none")
         const started = yield* signIn.start
         expect(started.state).toBe("pending")
@@ -353,6 +372,7 @@ describe("a start whose answer has no known shape or was lost is held without a 
     withSignIn((fake, signIn) =>
       Effect.gen(function*() {
         fake.fault("start", malformedStart, 1)
+        fake.fault("poll", pendingPoll)
         fake.fault("cancel", { kind: "status", status: 500 })
         expect(yield* refusal(signIn.start)).toStrictEqual({ _tag: "Unavailable", reason: "malformed" })
         expect(yield* signIn.current).toBe("pending")
@@ -391,6 +411,8 @@ describe("a start whose answer has no known shape or was lost is held without a 
       })
     ))
 })
+
+const signInStart = (signIn: SignInService) => signIn.start
 
 describe("the cancellation contract", () => {
   it.live("without it no sign-in starts and no request reaches the start route, while status and sign-out work", () =>
@@ -444,7 +466,7 @@ describe("the cancellation contract", () => {
 
   for (
     const [operation, run] of [
-      ["a replacement start", (signIn: SignInService) => signIn.start],
+      ["a replacement start", signInStart],
       ["a sign-out", (signIn: SignInService) => signIn.signOut]
     ] as const
   ) {
@@ -455,19 +477,20 @@ describe("the cancellation contract", () => {
           const oldId = fake.sessions()[0]?.id ?? ""
           fake.restart()
           yield* run(signIn)
-          expect(httpLines(fake).slice(1, 2)).toStrictEqual([CANCEL])
+          // Polled first (C4.7): the new instance's 404 under the contract ends it, nothing to cancel.
+          expect(httpLines(fake).slice(1, 3)).toStrictEqual([POLL, run === signInStart ? START : SIGN_OUT])
           expect(fake.approve(oldId)).toBe(false)
         })
       ))
   }
 
-  it.live("an explicit cancel after a sweep ends the sign-in on \"not found\", and the swept worker saves nothing", () =>
+  it.live("an explicit cancel after a sweep ends the sign-in as lost on the poll's \"not found\", and the swept worker saves nothing", () =>
     withSignIn((fake, signIn) =>
       Effect.gen(function*() {
         const started = yield* signIn.start
         const { id } = onlySession(fake)
         fake.sweep()
-        expect(yield* signIn.cancel(started.handle)).toStrictEqual({ state: "cancelled" })
+        expect(yield* signIn.cancel(started.handle)).toStrictEqual({ state: "lost" })
         expect(fake.approve(id)).toBe(false)
         expect(fake.signedIn).toBe(false)
       })
@@ -712,7 +735,8 @@ describe("a poll that does not say Hermes let the session go", () => {
         expect(yield* signIn.poll(started.handle)).toStrictEqual(expect.objectContaining({ state: "pending" }))
         // Still held, so a replacement start must end it first, and only Hermes's confirmation does (C4.2, C4.4).
         const second = yield* signIn.start
-        expect(httpLines(fake)).toStrictEqual([START, POLL, POLL, CANCEL, START])
+        // The status read's poll, the holder's, then the replacement's poll before its cancel (C5, C4.7).
+        expect(httpLines(fake)).toStrictEqual([START, POLL, POLL, POLL, POLL, CANCEL, START])
         expect(yield* signIn.poll(started.handle)).toStrictEqual({ state: "cancelled" })
         expect(fake.approve(id)).toBe(false)
         expect(yield* signIn.poll(second.handle)).toStrictEqual(expect.objectContaining({ state: "pending" }))
@@ -728,7 +752,7 @@ describe("a poll that does not say Hermes let the session go", () => {
         fake.fault("cancel", { kind: "status", status: 400, body: { detail: "OAuth session profile mismatch" } })
         expect(yield* refusal(signIn.start)).toStrictEqual(blocked("sign-in-running"))
         expect(fake.sessions()).toHaveLength(1)
-        expect(httpLines(fake)).toStrictEqual([START, POLL, CANCEL])
+        expect(httpLines(fake)).toStrictEqual([START, POLL, POLL, CANCEL])
         fake.clearFaults()
         expect(yield* signIn.poll(started.handle)).toStrictEqual(expect.objectContaining({ state: "pending" }))
       })
@@ -746,7 +770,7 @@ describe("a poll 404 that is not Hermes's own not-found answer", () => {
         expect(yield* refusal(signIn.poll(started.handle))).toStrictEqual({ _tag: "Unavailable", reason: "http-error" })
         expect(yield* signIn.current).toBe("pending")
         expect(yield* signIn.poll(started.handle)).toStrictEqual(expect.objectContaining({ state: "pending" }))
-        expect(httpLines(fake)).toStrictEqual([START, POLL, POLL, POLL])
+        expect(httpLines(fake)).toStrictEqual([START, POLL, POLL, POLL, POLL])
         // The worker Hermes still runs signs Buddy in, and the holder hears it.
         expect(fake.approve(id)).toBe(true)
         expect(yield* signIn.poll(started.handle)).toStrictEqual({ state: "signed-in" })

@@ -3,8 +3,9 @@
 import { Duration, Effect, Fiber, Layer, Option, Ref, TestClock } from "effect"
 import type { FakeGateway } from "../../fixtures/fake-gateway.js"
 import { BuddyConfig } from "../../src/services/BuddyConfig.js"
+import { HolderLockMemory } from "../../src/services/HolderLock.js"
 import { JournalCapture, JournalLines } from "../../src/services/Journal.js"
-import { BuddyServicesLive } from "../../src/services/layers.js"
+import { buddyServices } from "../../src/services/layers.js"
 
 export const testDeadlines = {
   control: Duration.millis(1000),
@@ -12,9 +13,12 @@ export const testDeadlines = {
   start: Duration.millis(1500)
 }
 
-/** SignIn, Status, HermesApi, Ticket, JournalLines for the fake gateway's home. */
+/**
+ * SignIn, Status, HermesApi, Ticket, JournalLines for the fake gateway's home. The holder lock is
+ * this process's alone (in memory): the machine-wide one is tested across processes.
+ */
 export const buddyLayer = (fake: FakeGateway) =>
-  BuddyServicesLive.pipe(
+  buddyServices(HolderLockMemory()).pipe(
     Layer.provideMerge(JournalCapture),
     Layer.provide(BuddyConfig.layer({ hermesHome: fake.home, deadlines: testDeadlines }))
   )

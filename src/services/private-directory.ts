@@ -1,0 +1,79 @@
+// buddy's own runtime directory (C4.1, C6 "Who may reach it"): where `buddy serve`'s socket and
+// the holder lock of each Hermes home live, never in Hermes's home (D21). Every process of one
+// account must find the same one, so it does not hang on one environment variable alone, and it is
+// made or checked with the rules C1 applies to Hermes's socket directory: a real directory (no
+// link), ours, closed to group and others.
+import { Data, Effect, Predicate } from "effect"
+import { existsSync } from "node:fs"
+import * as fsp from "node:fs/promises"
+import * as os from "node:os"
+import * as nodePath from "node:path"
+
+/** Why a directory cannot be buddy's: each a closed reason, with the path it is about. */
+export class DirectoryUnsafe extends Data.TaggedError("DirectoryUnsafe")<{
+  readonly reason: "missing-parent" | "link" | "not-directory" | "foreign" | "open" | "unusable"
+  /** The directory (its parent, for `missing-parent`). */
+  readonly path: string
+  /** The owner's uid (`foreign`) or the mode found (`open`). */
+  readonly found?: number
+  /** The system's own code, for `unusable`. */
+  readonly code?: string
+}> {}
+
+const errnoOf = (error: unknown): string =>
+  Predicate.hasProperty(error, "code") && Predicate.isString(error.code) ? error.code : "EUNKNOWN"
+
+const fsCall = <A>(run: () => Promise<A>) => Effect.tryPromise({ try: run, catch: errnoOf })
+
+// Stryker disable next-line OptionalChaining: Linux always has getuid; the fallback (no uid owns anything) is for the type
+export const ownUid = () => process.getuid?.() ?? -1
+
+/**
+ * buddy's runtime directory: `$XDG_RUNTIME_DIR/buddy`; else `/run/user/<uid>/buddy` where systemd
+ * made that directory (a cron job or `sudo -u` has no XDG_RUNTIME_DIR, and must still meet the
+ * login's processes there); else `<tmpdir>/buddy-<uid>` as tmux does, where a squatter is refused.
+ */
+export const runtimeDirectory = (
+  env: NodeJS.ProcessEnv = process.env,
+  exists: (path: string) => boolean = existsSync
+): string => {
+  const runtime = env["XDG_RUNTIME_DIR"]
+  if (runtime !== undefined && nodePath.isAbsolute(runtime)) return nodePath.join(runtime, "buddy")
+  const systemd = `/run/user/${ownUid()}`
+  return exists(systemd) ? nodePath.join(systemd, "buddy") : nodePath.join(os.tmpdir(), `buddy-${ownUid()}`)
+}
+
+const unsafe = (reason: DirectoryUnsafe["reason"], path: string, found?: number) =>
+  new DirectoryUnsafe({ reason, path, ...(found === undefined ? {} : { found }) })
+
+const unusable = (path: string) => (code: string) => new DirectoryUnsafe({ reason: "unusable", path, code })
+
+/**
+ * The directory, made 0700 if it is missing (only its last part: a parent that is missing is a
+ * mistake to say, not to paper over), then checked whether made or found.
+ */
+export const privateDirectory = (directory: string): Effect.Effect<void, DirectoryUnsafe> =>
+  Effect.gen(function*() {
+    const missing = yield* fsCall(() => fsp.lstat(directory)).pipe(
+      Effect.as(false),
+      Effect.catchIf((code) => code === "ENOENT", () => Effect.succeed(true)),
+      Effect.mapError(unusable(directory))
+    )
+    if (missing) {
+      const made = yield* fsCall(() => fsp.mkdir(directory, { mode: 0o700 })).pipe(
+        Effect.as(true),
+        // Made by someone else in the meantime: checked below like any directory found.
+        Effect.catchIf((code) => code === "EEXIST", () => Effect.succeed(false)),
+        Effect.mapError((code) =>
+          code === "ENOENT" ? unsafe("missing-parent", nodePath.dirname(directory)) : unusable(directory)(code)
+        )
+      )
+      // The umask may have taken bits away (0500 would keep us out); it never adds any.
+      if (made) yield* fsCall(() => fsp.chmod(directory, 0o700)).pipe(Effect.mapError(unusable(directory)))
+    }
+    const stats = yield* fsCall(() => fsp.lstat(directory)).pipe(Effect.mapError(unusable(directory)))
+    if (stats.isSymbolicLink()) return yield* Effect.fail(unsafe("link", directory))
+    if (!stats.isDirectory()) return yield* Effect.fail(unsafe("not-directory", directory))
+    if (stats.uid !== ownUid()) return yield* Effect.fail(unsafe("foreign", directory, stats.uid))
+    if ((stats.mode & 0o077) !== 0) return yield* Effect.fail(unsafe("open", directory, stats.mode & 0o777))
+  })

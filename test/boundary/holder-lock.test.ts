@@ -1,0 +1,167 @@
+// One holder per Hermes home on the whole machine (C4.1, D23), between real processes: `buddy
+// serve` and the `buddy` CLI, with the fake gateway in a third process. While one holds a sign-in,
+// the other's start and sign-out are blocked in words naming the holder, and Hermes hears nothing
+// of them; the kernel lets the lock go when its holder is killed; the lock file holds a process id
+// only, and another account can neither take nor squat it (root only: skipped locally without it,
+// failing in CI).
+import { spawn } from "node:child_process"
+import * as fs from "node:fs/promises"
+import { request } from "node:http"
+import * as path from "node:path"
+import { describe, expect, it } from "vitest"
+import { lockName } from "../../src/services/HolderLock.js"
+import { buddy, spawnBuddy } from "../cli/support/buddy-process.js"
+import { tempDir } from "../cli/support/cleanup.js"
+import { gatewayProcess, type RemoteGateway } from "../support/gateway-process.js"
+
+const launchpad = "https://launchpad.example"
+const isRoot = process.getuid?.() === 0
+const inCi = process.env["CI"] !== undefined && process.env["CI"] !== ""
+const asRoot = isRoot || inCi ? it : it.skip
+if (!isRoot) console.log("test/boundary/holder-lock: the other-account case needs root (uid 65534 client); skipped")
+
+const post = (port: number, pathname: string, body: string) =>
+  new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const req = request(
+      {
+        host: "127.0.0.1",
+        port,
+        method: "POST",
+        path: pathname,
+        agent: false,
+        headers: { "content-type": "application/json", origin: launchpad, "sec-fetch-site": "same-origin" }
+      },
+      (res) => {
+        let text = ""
+        res.setEncoding("utf8").on("data", (chunk: string) => (text += chunk))
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }))
+      }
+    )
+    req.on("error", reject)
+    req.end(body)
+  })
+
+/** A runtime directory shared by the processes of one test, as one login's processes share theirs. */
+const runtimeFor = async () => {
+  const runtime = await tempDir("buddy-lock-runtime-", 0o700)
+  return { runtime, env: { XDG_RUNTIME_DIR: runtime } }
+}
+
+const serveOn = async (gateway: RemoteGateway, env: Record<string, string>) => {
+  const dir = await tempDir("buddy-lock-config-")
+  const config = path.join(dir, "config.json")
+  await fs.writeFile(
+    config,
+    JSON.stringify({
+      hermesHome: gateway.home,
+      launchpadOrigin: launchpad,
+      buddyOrigin: "https://buddy.example",
+      environment: "hosted-personal",
+      locale: "en"
+    })
+  )
+  const serve = spawnBuddy(["serve", "--config", config, "--port", "0"], { env })
+  const line = (await serve.stderrWith("listening on")).find((entry) => entry.includes("listening on")) ?? ""
+  return { serve, port: Number(line.slice(line.lastIndexOf(":") + 1)) }
+}
+
+const heldElsewhere = (pid: number | undefined) =>
+  `Another buddy (process ${pid}) holds a sign-in for this Hermes, so nothing was changed. ` +
+  "Its lock goes when that sign-in ends or that buddy stops."
+
+const lockFile = async (runtime: string, home: string) => path.join(runtime, "buddy", lockName(await fs.realpath(home)))
+
+describe("one holder per Hermes home across processes", { timeout: 60_000 }, () => {
+  it("while buddy serve holds a sign-in, the CLI's sign-out and start are blocked naming it, and Hermes hears nothing", async () => {
+    const gateway = await gatewayProcess({ signedIn: true })
+    const { env, runtime } = await runtimeFor()
+    const { port, serve } = await serveOn(gateway, env)
+    const started = await post(port, "/api/buddy/sign-in/start", "{}")
+    expect(started.status).toBe(200)
+    const { handle } = JSON.parse(started.body) as { readonly handle: string }
+    await gateway.clearReceived()
+
+    for (const args of [["sign-out"], ["sign-in", "start"]]) {
+      const words = await buddy([...args, "--home", gateway.home], { env })
+      expect({ args, code: words.code, stdout: words.stdout }).toStrictEqual({
+        args,
+        code: 2,
+        stdout: [heldElsewhere(serve.child.pid)]
+      })
+      const json = await buddy([...args, "--json", "--home", gateway.home], { env })
+      expect({ code: json.code, stdout: json.stdout }).toStrictEqual({
+        code: 2,
+        stdout: ["{\"kind\":\"blocked\",\"reason\":\"sign-in-running\"}"]
+      })
+    }
+    // Not even an identify: the lock is checked before anything is sent.
+    expect(await gateway.received()).toStrictEqual([])
+    expect(await gateway.signedIn()).toBe(true)
+    // The lock file names the holder and nothing else.
+    expect(await fs.readFile(await lockFile(runtime, gateway.home), "utf8")).toBe(`${serve.child.pid}\n`)
+
+    // The person approves; the holder reads it, lets the lock go, and the terminal's sign-out then runs.
+    const [session] = await gateway.sessions()
+    expect(await gateway.approve(session!.id)).toBe(true)
+    expect(await post(port, "/api/buddy/sign-in/poll", JSON.stringify({ handle }))).toStrictEqual({
+      status: 200,
+      body: "{\"kind\":\"sign-in\",\"state\":\"signed-in\"}"
+    })
+    const out = await buddy(["sign-out", "--json", "--home", gateway.home], { env })
+    expect({ code: out.code, stdout: out.stdout }).toStrictEqual({
+      code: 0,
+      stdout: ["{\"kind\":\"sign-out\",\"state\":\"signed-out\"}"]
+    })
+    expect(await gateway.signedIn()).toBe(false)
+  })
+
+  it("a terminal holding a sign-in blocks buddy serve's start, until the kernel lets go of its lock on kill -9", async () => {
+    const gateway = await gatewayProcess()
+    const { env, runtime } = await runtimeFor()
+    const terminal = spawnBuddy(["sign-in", "start", "--json", "--home", gateway.home], { env })
+    expect(JSON.parse((await terminal.stdoutLines(1))[0]!)).toMatchObject({ kind: "sign-in", state: "pending" })
+    expect(await fs.readFile(await lockFile(runtime, gateway.home), "utf8")).toBe(`${terminal.child.pid}\n`)
+
+    const { port } = await serveOn(gateway, env)
+    await gateway.clearReceived()
+    expect(await post(port, "/api/buddy/sign-in/start", "{}")).toStrictEqual({
+      status: 409,
+      body: "{\"kind\":\"blocked\",\"reason\":\"sign-in-running\"}"
+    })
+    expect(await gateway.received()).toStrictEqual([])
+
+    terminal.child.kill("SIGKILL")
+    await terminal.finished
+    const after = await post(port, "/api/buddy/sign-in/start", "{}")
+    expect(after.status).toBe(200)
+    // The killed terminal cancelled nothing (C4.9); its session is left to Hermes.
+    expect((await gateway.sessions()).map((session) => session.cancelled)).toStrictEqual([false, false])
+  })
+
+  asRoot("another account can neither take nor squat the lock: it cannot reach buddy's runtime directory", async () => {
+    if (!isRoot) throw new Error("CI runs this suite as root: the other-account case cannot be skipped there")
+    const gateway = await gatewayProcess()
+    const { env, runtime } = await runtimeFor()
+    const file = await lockFile(runtime, gateway.home)
+    // Before buddy ever locked (a squat) and while it holds the lock (a take).
+    const attempt = () =>
+      new Promise<number | null>((resolve, reject) => {
+        const child = spawn("flock", ["--nonblock", file, "true"], {
+          cwd: "/",
+          uid: 65534,
+          gid: 65534,
+          stdio: "ignore"
+        })
+        child.on("error", reject)
+        child.on("close", resolve)
+      })
+    await fs.mkdir(path.dirname(file), { mode: 0o700 })
+    expect(await attempt()).not.toBe(0)
+    await expect(fs.lstat(file)).rejects.toMatchObject({ code: "ENOENT" })
+    const terminal = spawnBuddy(["sign-in", "start", "--json", "--home", gateway.home], { env })
+    await terminal.stdoutLines(1)
+    expect(await attempt()).not.toBe(0)
+    const stats = await fs.lstat(file)
+    expect({ mode: stats.mode & 0o777, uid: stats.uid }).toStrictEqual({ mode: 0o600, uid: 0 })
+  })
+})

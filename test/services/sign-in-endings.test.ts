@@ -1,0 +1,228 @@
+// Endings that are true for the person (issue 16; C4.7, C5, C4.1): every cancel polls first, so an
+// approval Hermes saved before it is the ending and nothing is cancelled (fixtures fact 14); a
+// status read polls the held sign-in, so a page that lost its handle never reads a stale pending;
+// every displaced holder reads its own ending, the last 64 kept; and while another process holds
+// the sign-in lock, start and sign-out send nothing to Hermes. Across real processes:
+// test/boundary/holder-lock.test.ts.
+import { describe, expect, it } from "@effect/vitest"
+import type { Context } from "effect"
+import { Effect, Layer, Option, Ref } from "effect"
+import { type FakeGateway, makeFakeGateway } from "../../fixtures/fake-gateway.js"
+import { BuddyConfig } from "../../src/services/BuddyConfig.js"
+import { Cancel, HermesApi } from "../../src/services/HermesApi.js"
+import { HolderLockMemory } from "../../src/services/HolderLock.js"
+import { JournalCapture } from "../../src/services/Journal.js"
+import { buddyServices } from "../../src/services/layers.js"
+import { endingsKept, SignIn } from "../../src/services/SignIn.js"
+import { buddyLayer, testDeadlines } from "../support/buddy.js"
+
+type SignInService = Context.Tag.Service<typeof SignIn>
+type Received = FakeGateway["received"][number]
+
+const httpLines = (fake: FakeGateway) =>
+  fake.received.filter((entry): entry is Extract<Received, { channel: "http" }> => entry.channel === "http").map((
+    entry
+  ) => `${entry.method} ${entry.path.replace(/\/(poll|sessions)\/[^/]+$/, "/$1/<id>")}`)
+
+const START = "POST /api/providers/oauth/openai-codex/start"
+const POLL = "GET /api/providers/oauth/openai-codex/poll/<id>"
+const CANCEL = "DELETE /api/providers/oauth/sessions/<id>"
+const SIGN_OUT = "DELETE /api/providers/oauth/openai-codex"
+
+const withSignIn = <A, E>(
+  use: (fake: FakeGateway, signIn: SignInService) => Effect.Effect<A, E>,
+  options: Parameters<typeof makeFakeGateway>[0] = {}
+) =>
+  Effect.gen(function*() {
+    const fake = yield* makeFakeGateway(options)
+    return yield* Effect.flatMap(SignIn, (signIn) => use(fake, signIn)).pipe(
+      Effect.provide(buddyLayer(fake).pipe(Layer.orDie))
+    )
+  }).pipe(Effect.scoped)
+
+const onlyId = (fake: FakeGateway) => {
+  const [session] = fake.sessions()
+  expect(fake.sessions()).toHaveLength(1)
+  return session!.id
+}
+
+const settle: Array<[string, (fake: FakeGateway, id: string) => boolean, string]> = [
+  ["approved and saved", (fake, id) => fake.approve(id), "signed-in"],
+  ["expired", (fake, id) => fake.expire(id), "expired"],
+  ["denied", (fake, id) => fake.deny(id), "refused"],
+  ["failed", (fake, id) => fake.error(id), "failed"]
+]
+
+describe("a cancel polls first (C4.7)", () => {
+  it.live("the fake gateway's cancel answers {ok:true} for a session already approved and saved, as Hermes's does (fact 14)", () =>
+    Effect.gen(function*() {
+      const fake = yield* makeFakeGateway()
+      const { api, signIn } = yield* Effect.all({ api: HermesApi, signIn: SignIn }).pipe(
+        Effect.provide(buddyLayer(fake).pipe(Layer.orDie))
+      )
+      yield* signIn.start
+      const id = onlyId(fake)
+      expect(fake.approve(id)).toBe(true)
+      const answer = yield* api.cancel(id)
+      expect(answer.value).toStrictEqual(Cancel.Cancelled({ sessionId: id }))
+      expect(fake.signedIn).toBe(true)
+      expect(fake.sessions()).toStrictEqual([expect.objectContaining({ status: "approved", inMap: false })])
+    }).pipe(Effect.scoped))
+
+  for (const [what, act, ending] of settle) {
+    it.live(`an explicit cancel of a sign-in Hermes already ${what} answers ${ending} and cancels nothing`, () =>
+      withSignIn((fake, signIn) =>
+        Effect.gen(function*() {
+          const started = yield* signIn.start
+          expect(act(fake, onlyId(fake))).toBe(true)
+          expect(yield* signIn.cancel(started.handle)).toStrictEqual({ state: ending })
+          expect(httpLines(fake)).toStrictEqual([START, POLL])
+          expect(fake.sessions()[0]).toMatchObject({ cancelled: false })
+          expect(yield* signIn.poll(started.handle)).toStrictEqual({ state: ending })
+          expect(yield* signIn.cancel(started.handle)).toStrictEqual({ state: ending })
+          expect(httpLines(fake)).toStrictEqual([START, POLL])
+        })
+      ))
+  }
+
+  it.live("a replacement start after the person approved: the replaced handle reads signed-in, and Buddy stays signed in", () =>
+    withSignIn((fake, signIn) =>
+      Effect.gen(function*() {
+        const first = yield* signIn.start
+        expect(fake.approve(onlyId(fake))).toBe(true)
+        const second = yield* signIn.start
+        expect(httpLines(fake)).toStrictEqual([START, POLL, START])
+        expect(yield* signIn.poll(first.handle)).toStrictEqual({ state: "signed-in" })
+        expect(yield* signIn.poll(second.handle)).toMatchObject({ state: "pending" })
+        expect(fake.signedIn).toBe(true)
+      })
+    ))
+
+  it.live("a sign-out after the person approved ends the held sign-in as signed-in, then signs out", () =>
+    withSignIn((fake, signIn) =>
+      Effect.gen(function*() {
+        const started = yield* signIn.start
+        expect(fake.approve(onlyId(fake))).toBe(true)
+        expect(yield* signIn.signOut).toStrictEqual({ state: "signed-out" })
+        expect(httpLines(fake)).toStrictEqual([START, POLL, SIGN_OUT])
+        expect(fake.signedIn).toBe(false)
+        expect(yield* signIn.poll(started.handle)).toStrictEqual({ state: "signed-in" })
+      })
+    ))
+
+  it.live("a cancel whose poll gets no answer cancels nothing and keeps the sign-in held", () =>
+    withSignIn((fake, signIn) =>
+      Effect.gen(function*() {
+        const started = yield* signIn.start
+        fake.fault("poll", { kind: "status", status: 500 }, 1)
+        expect(yield* Effect.flip(signIn.cancel(started.handle))).toMatchObject({
+          _tag: "Unavailable",
+          reason: "http-error"
+        })
+        expect(httpLines(fake)).toStrictEqual([START, POLL])
+        expect(yield* signIn.cancel(started.handle)).toStrictEqual({ state: "cancelled" })
+        expect(httpLines(fake)).toStrictEqual([START, POLL, POLL, CANCEL])
+      })
+    ))
+})
+
+describe("a status read polls the held sign-in (C5)", () => {
+  it.live("after the person approves, the next status read releases the sign-in: none, and the holder reads signed-in", () =>
+    withSignIn((fake, signIn) =>
+      Effect.gen(function*() {
+        const started = yield* signIn.start
+        expect(yield* signIn.current).toBe("pending")
+        expect(fake.approve(onlyId(fake))).toBe(true)
+        expect(yield* signIn.current).toBe("none")
+        expect(httpLines(fake)).toStrictEqual([START, POLL, POLL])
+        // Released: a read asks Hermes nothing more, and the holder reads its ending without asking.
+        expect(yield* signIn.current).toBe("none")
+        expect(yield* signIn.poll(started.handle)).toStrictEqual({ state: "signed-in" })
+        expect(httpLines(fake)).toStrictEqual([START, POLL, POLL])
+      })
+    ))
+
+  it.live("a status read whose poll fails or reads pending keeps the sign-in held", () =>
+    withSignIn((fake, signIn) =>
+      Effect.gen(function*() {
+        const started = yield* signIn.start
+        fake.fault("poll", { kind: "status", status: 500 }, 1)
+        expect(yield* signIn.current).toBe("pending")
+        expect(yield* signIn.current).toBe("pending")
+        expect(yield* signIn.poll(started.handle)).toMatchObject({ state: "pending" })
+      })
+    ))
+
+  it.live("a status read during an operation does not wait for it and asks Hermes nothing itself", () =>
+    withSignIn((fake, signIn) =>
+      Effect.gen(function*() {
+        const started = yield* signIn.start
+        fake.fault("poll", { kind: "late", ms: 300 }, 1)
+        const polling = yield* Effect.fork(signIn.poll(started.handle))
+        yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 50)))
+        expect(yield* signIn.current).toBe("pending")
+        expect(httpLines(fake)).toStrictEqual([START, POLL])
+        yield* polling.await
+      })
+    ))
+})
+
+describe("every displaced holder reads its own ending", () => {
+  it.live("30 concurrent starts leave one live session, and each of the 29 displaced handles reads cancelled", () =>
+    withSignIn((fake, signIn) =>
+      Effect.gen(function*() {
+        const started = yield* Effect.all(Array.from({ length: 30 }, () => signIn.start), { concurrency: "unbounded" })
+        expect(fake.sessions().filter((session) => session.inMap && !session.cancelled)).toHaveLength(1)
+        const states = yield* Effect.forEach(started, (each) =>
+          Effect.map(Effect.either(signIn.poll(each.handle)), (polled) =>
+            polled._tag === "Right" ? polled.right.state : polled.left.reason))
+        expect(states.filter((state) =>
+          state === "pending"
+        )).toHaveLength(1)
+        expect(states.filter((state) => state === "cancelled")).toHaveLength(29)
+      })
+    ))
+
+  it.live(`the last ${endingsKept} endings are kept: the one before them reads sign-in-unknown`, () =>
+    withSignIn((_fake, signIn) =>
+      Effect.gen(function*() {
+        const handles: Array<string> = []
+        for (let index = 0; index < endingsKept + 1; index++) {
+          const started = yield* signIn.start
+          handles.push(started.handle)
+          yield* signIn.cancel(started.handle)
+        }
+        expect(yield* Effect.flip(signIn.poll(handles[0]!))).toMatchObject({ reason: "sign-in-unknown" })
+        expect(yield* signIn.poll(handles[1]!)).toStrictEqual({ state: "cancelled" })
+        expect(yield* signIn.poll(handles.at(-1)!)).toStrictEqual({ state: "cancelled" })
+      })
+    ))
+})
+
+describe("another process holds the sign-in lock (C4.1)", () => {
+  const withOther = <A, E>(use: (fake: FakeGateway, signIn: SignInService) => Effect.Effect<A, E>) =>
+    Effect.gen(function*() {
+      const fake = yield* makeFakeGateway({ signedIn: true })
+      const others = yield* Ref.make<ReadonlyMap<string, number>>(new Map([[fake.home, 4242]]))
+      const layer = buddyServices(HolderLockMemory(others)).pipe(
+        Layer.provideMerge(JournalCapture),
+        Layer.provide(BuddyConfig.layer({ hermesHome: fake.home, deadlines: testDeadlines })),
+        Layer.orDie
+      )
+      return yield* Effect.flatMap(SignIn, (signIn) => use(fake, signIn)).pipe(Effect.provide(layer))
+    }).pipe(Effect.scoped)
+
+  it.live("start and sign-out are blocked sign-in-running, naming the holder, and nothing reaches Hermes", () =>
+    withOther((fake, signIn) =>
+      Effect.gen(function*() {
+        for (const operation of [Effect.asVoid(signIn.start), Effect.asVoid(signIn.signOut)]) {
+          const refusal = yield* Effect.flip(operation)
+          expect(refusal).toMatchObject({ _tag: "Blocked", reason: "sign-in-running" })
+          expect(refusal._tag === "Blocked" ? refusal.holder?.holder : undefined).toStrictEqual(Option.some(4242))
+        }
+        expect(fake.received).toStrictEqual([])
+        expect(fake.signedIn).toBe(true)
+        expect(yield* signIn.current).toBe("none")
+      })
+    ))
+})
