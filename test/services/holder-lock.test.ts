@@ -1,0 +1,93 @@
+// HolderLockLive (C4.1, D23) in one process: two layers are two open file descriptions, which
+// flock(2) keeps apart as it keeps two processes apart. The lock goes on release and on the layer's
+// end; a runtime directory or lock file that is not buddy's own refuses the lock instead of failing
+// open. Across real processes (kill -9, another uid): test/boundary/holder-lock.test.ts.
+import { describe, expect, it } from "@effect/vitest"
+import { Context, Effect, Exit, Layer, Option, Scope } from "effect"
+import * as fs from "node:fs/promises"
+import * as os from "node:os"
+import * as path from "node:path"
+import { BuddyConfig } from "../../src/services/BuddyConfig.js"
+import { HolderLock, HolderLockLive, lockName } from "../../src/services/HolderLock.js"
+import { runtimeDirectory } from "../../src/services/private-directory.js"
+
+/** A home and a runtime directory of the test's own; XDG_RUNTIME_DIR points the lock there. */
+const scene = Effect.acquireRelease(
+  Effect.promise(async () => {
+    const root = await fs.mkdtemp(path.join(os.tmpdir(), "buddy-holder-"))
+    await fs.chmod(root, 0o700)
+    const home = path.join(root, "hermes")
+    await fs.mkdir(home, { mode: 0o700 })
+    const before = process.env["XDG_RUNTIME_DIR"]
+    process.env["XDG_RUNTIME_DIR"] = root
+    return { root, home, before }
+  }),
+  ({ before, root }) =>
+    Effect.promise(async () => {
+      if (before === undefined) delete process.env["XDG_RUNTIME_DIR"]
+      else process.env["XDG_RUNTIME_DIR"] = before
+      await fs.rm(root, { recursive: true, force: true })
+    })
+)
+
+/** One lock layer, as one process has, with its own scope. */
+const lockFor = (home: string) =>
+  Effect.gen(function*() {
+    const scope = yield* Scope.make()
+    const context = yield* Layer.buildWithScope(
+      HolderLockLive.pipe(Layer.provide(BuddyConfig.layer({ hermesHome: home }))),
+      scope
+    )
+    return { lock: Context.get(context, HolderLock), scope }
+  })
+
+describe("the holder lock", () => {
+  it.scopedLive("is exclusive between two holders, names the holder, and goes on release and on the layer's end", () =>
+    Effect.gen(function*() {
+      const { home, root } = yield* scene
+      const first = yield* lockFor(home)
+      const second = yield* lockFor(home)
+      yield* first.lock.take
+      yield* first.lock.take
+      const busy = yield* Effect.flip(second.lock.take)
+      expect(busy.holder).toStrictEqual(Option.some(process.pid))
+      expect(busy.unusable).toStrictEqual(Option.none())
+      const file = path.join(root, "buddy", lockName(yield* Effect.promise(() => fs.realpath(home))))
+      expect(yield* Effect.promise(() => fs.readFile(file, "utf8"))).toBe(`${process.pid}\n`)
+      yield* first.lock.release
+      yield* second.lock.take
+      expect(Exit.isFailure(yield* Effect.exit(first.lock.take))).toBe(true)
+      yield* Scope.close(second.scope, Exit.void)
+      yield* first.lock.take
+      yield* Scope.close(first.scope, Exit.void)
+    }))
+
+  it.scopedLive("refuses a runtime directory others may enter, and a lock file that is a link", () =>
+    Effect.gen(function*() {
+      const { home, root } = yield* scene
+      const { lock } = yield* lockFor(home)
+      yield* Effect.promise(() => fs.mkdir(path.join(root, "buddy"), { mode: 0o700 }))
+      yield* Effect.promise(() => fs.chmod(path.join(root, "buddy"), 0o755))
+      const open = yield* Effect.flip(lock.take)
+      expect(open.unusable).toStrictEqual(Option.some(`${path.join(root, "buddy")}: open`))
+      yield* Effect.promise(() => fs.chmod(path.join(root, "buddy"), 0o700))
+      const file = path.join(root, "buddy", lockName(yield* Effect.promise(() => fs.realpath(home))))
+      yield* Effect.promise(() => fs.symlink(path.join(root, "elsewhere"), file))
+      const linked = yield* Effect.flip(lock.take)
+      expect(linked.unusable).toStrictEqual(Option.some(`${file}: ELOOP`))
+      yield* Effect.promise(() => fs.lstat(path.join(root, "elsewhere")).catch(() => "absent")).pipe(
+        Effect.map((found) => expect(found).toBe("absent"))
+      )
+    }))
+})
+
+describe("buddy's runtime directory", () => {
+  it("is $XDG_RUNTIME_DIR/buddy, else /run/user/UID/buddy where systemd made it, else <tmpdir>/buddy-UID", () => {
+    const uid = process.getuid?.() ?? -1
+    expect(runtimeDirectory({ XDG_RUNTIME_DIR: "/run/user/7" }, () => false)).toBe("/run/user/7/buddy")
+    expect(runtimeDirectory({ XDG_RUNTIME_DIR: "relative" }, (p) => p === `/run/user/${uid}`)).toBe(
+      `/run/user/${uid}/buddy`
+    )
+    expect(runtimeDirectory({}, () => false)).toBe(path.join(os.tmpdir(), `buddy-${uid}`))
+  })
+})
