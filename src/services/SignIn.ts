@@ -116,8 +116,16 @@ export const SignInLive = Layer.effect(
     /** Starts asked for and not yet ended: each may leave a session on Hermes before we hear of it (D14). */
     const starting = yield* Ref.make(0)
 
-    /** Nothing held any more: the holder lock goes with it (C4.1). */
-    const release = Effect.zipRight(Ref.set(held, Held.None()), lock.release)
+    /** Nothing held any more (the holder lock follows once the operation ends: `settleLock`). */
+    const release = Ref.set(held, Held.None())
+
+    /**
+     * The holder lock follows what is held (C4.1), decided once an operation or a status read's
+     * poll is over, still under the operations' permit: kept while a sign-in is held, let go when
+     * none is. Never in the middle of one: a replacing start ends the old sign-in and holds the new
+     * one without letting go in between.
+     */
+    const settleLock = Effect.flatMap(Ref.get(held), (after) => (after._tag === "None" ? lock.release : Effect.void))
 
     const endAs = (handle: string, state: Ending) =>
       Effect.zipRight(release, Ref.update(endings, (known) => remember(known, handle, state)))
@@ -225,11 +233,8 @@ export const SignInLive = Layer.effect(
       })
     })
 
-    /** Runs `body` with the holder lock, letting it go afterwards unless a sign-in is held. */
-    const locked = <A>(body: Effect.Effect<A, Refusal>) =>
-      Effect.zipRight(takeLock, body).pipe(
-        Effect.ensuring(Effect.flatMap(Ref.get(held), (after) => (after._tag === "None" ? lock.release : Effect.void)))
-      )
+    /** Runs `body` with the holder lock taken first: held elsewhere, nothing is sent to Hermes. */
+    const locked = <A>(body: Effect.Effect<A, Refusal>) => Effect.zipRight(takeLock, body)
 
     const start = locked(Effect.gen(function*() {
       // The gate comes first, so a start that cannot happen does not end the held sign-in either.
@@ -324,7 +329,7 @@ export const SignInLive = Layer.effect(
       /** What holds from the moment the operation is asked for, its wait for the others included. */
       whileAsked: (queued: Effect.Effect<A, Refusal>) => Effect.Effect<A, Refusal> = identity
     ): Effect.Effect<A, Refusal> =>
-      whileAsked(one.withPermits(1)(body)).pipe(
+      whileAsked(one.withPermits(1)(Effect.ensuring(body, settleLock))).pipe(
         Effect.tapBoth({
           onSuccess: (result) => journal.record({ operation: name, outcome: result.state }),
           onFailure: (refusal) =>
@@ -353,7 +358,7 @@ export const SignInLive = Layer.effect(
       // The poll runs only when no operation does (that operation will tell), on a daemon fiber like
       // every operation, so a reader gone away cannot lose an ending Hermes gave.
       // Never "none" while a start is on its way: Hermes may already hold the session it asked for.
-      current: one.withPermitsIfAvailable(1)(refreshHeld).pipe(
+      current: one.withPermitsIfAvailable(1)(Effect.ensuring(refreshHeld, settleLock)).pipe(
         Effect.forkDaemon,
         Effect.flatMap(Fiber.join),
         Effect.zipRight(

@@ -41,7 +41,11 @@ it("the whole fault matrix holds", async () => {
     "the answer implies (none for a status read), nothing was sent twice but a refused ticket's one retry, no provider " +
     "DELETE went out while the held sign-in was not ended on Hermes, no ending was reported that Hermes did not prove, " +
     "no Hermes text, home, instance id, session id, ticket or (outside its answer) handle reached the answer, the " +
-    "journal or stderr, and `GET /api/buddy` still answered 200 afterwards.",
+    "journal or stderr, `GET /api/buddy` still answered 200 afterwards, no ending in the answer or as its holder " +
+    "read it afterwards contradicted what Hermes saved (`signed-in` only after an approval; `cancelled`, `expired`, " +
+    "`refused` or `failed` never after one; `lost` claims only that Hermes let the session go), and a second buddy " +
+    "process beside a held sign-in was refused, sending nothing. Routes that end a held sign-in poll it first " +
+    "(C4.7), and `status (held)` is a status read while a sign-in is held, which polls it (C5).",
     "",
     `**${results.length} cells run, ${holding.length} holding.** Routes: ${routeNames.join(", ")}. ` +
     "Each number is the count of holding cells (one per route that asks Hermes for that step); · = the fault does not " +

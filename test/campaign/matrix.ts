@@ -3,9 +3,12 @@
 // child) against the fake gateway in another process. A cell holds when all of C6/C3/C4's promises
 // hold for it: a closed answer within its deadline, the right journal line, nothing resent but a
 // 401's one retry, no provider DELETE after an unconfirmed cancel, no ending without Hermes's word,
-// and no Hermes text or secret in the answer, the journal or stderr.
+// and no Hermes text or secret in the answer, the journal or stderr. Since issue 16 also: no ending,
+// in the answer or as its holder reads it afterwards, that contradicts what Hermes saved (an approval
+// before a cancel or a replacement), and a second buddy process (the CLI) changes nothing beside a
+// held sign-in.
 import { Schema } from "effect"
-import type { Fault, FaultRoute, Received } from "../../fixtures/fake-gateway.js"
+import type { FakeSession, Fault, FaultRoute, Received } from "../../fixtures/fake-gateway.js"
 import {
   BlockedAnswer,
   BuddyAnswer,
@@ -16,6 +19,7 @@ import {
   UnavailableAnswer
 } from "../../src/schema/routes.js"
 import { type DeadlinesMs, type Host, startHost } from "../boundary/support/hosts.js"
+import { type Running, spawnBuddy } from "../cli/support/buddy-process.js"
 import { type RemoteGateway, spawnGateway } from "../support/gateway-process.js"
 
 export const deadlines: DeadlinesMs = { control: 1000, api: 1000, start: 2000 }
@@ -25,37 +29,89 @@ const MARGIN_MS = 2000
 export const CANARY = "CANARY-hermes-text-7f3a"
 
 export type Step = "identify" | "session-ticket" | "providers" | "start" | "poll" | "cancel" | "sign-out" | "between"
-export type RouteName = "status" | "start" | "start (replacing)" | "poll" | "cancel" | "sign-out" | "sign-out (held)"
+export type RouteName =
+  | "status"
+  | "status (held)"
+  | "start"
+  | "start (replacing)"
+  | "poll"
+  | "cancel"
+  | "sign-out"
+  | "sign-out (held)"
 
 /** Which steps each route asks Hermes for; a fault at any other step cannot touch it. */
 const stepsOf: Readonly<Record<RouteName, ReadonlyArray<Step>>> = {
   status: ["identify", "session-ticket", "providers", "between"],
+  // A status read polls the held sign-in before the card (C5).
+  "status (held)": ["identify", "session-ticket", "poll", "providers", "between"],
   start: ["identify", "session-ticket", "start", "between"],
-  "start (replacing)": ["identify", "session-ticket", "cancel", "start", "between"],
+  // Every cancel of a held sign-in polls it first (C4.7).
+  "start (replacing)": ["identify", "session-ticket", "poll", "cancel", "start", "between"],
   poll: ["identify", "session-ticket", "poll", "between"],
-  cancel: ["identify", "session-ticket", "cancel", "between"],
+  cancel: ["identify", "session-ticket", "poll", "cancel", "between"],
   "sign-out": ["identify", "session-ticket", "sign-out", "between"],
-  "sign-out (held)": ["identify", "session-ticket", "cancel", "sign-out", "between"]
+  "sign-out (held)": ["identify", "session-ticket", "poll", "cancel", "sign-out", "between"]
 }
+
+const holds = (route: RouteName) => route !== "status" && route !== "start" && route !== "sign-out"
 export const routeNames = Object.keys(stepsOf) as ReadonlyArray<RouteName>
 
 const control = (step: Step) => step === "identify" || step === "session-ticket"
 const http = (step: Step) => !control(step) && step !== "between"
 
+/** What an event before the route can touch: the gateway and, where the route holds one, its session. */
+export interface Scene {
+  readonly gateway: RemoteGateway
+  readonly step: Step
+  readonly heldId: string | undefined
+  /** Processes the event leaves running, stopped after the cell. */
+  readonly leftRunning: Array<Running>
+}
+
 interface FaultCase {
   readonly name: string
   /** Whether it applies at this step. */
   readonly at: (step: Step) => boolean
-  /** The fault itself, or an event played on the gateway just before the route is asked. */
-  readonly play: (gateway: RemoteGateway, step: Step) => Promise<void>
+  /** Only these routes (default: every route asking Hermes for the step). */
+  readonly routes?: (route: RouteName) => boolean
+  /**
+   * The fault itself, or an event played on the gateway just before the route is asked; an event
+   * may say what broke a promise already (a second buddy that changed something beside a held one).
+   */
+  readonly play: (scene: Scene) => Promise<void | ReadonlyArray<string>>
   /** The 401 the client may resend once. */
   readonly refusesTicket?: boolean
   /** Hermes's own word that the session is gone, though the fake still holds it: an ending buddy may trust. */
   readonly provesGone?: boolean
 }
 
-const fault = (f: Fault | ((step: Step) => Fault), times = 1) => (gateway: RemoteGateway, step: Step) =>
+const fault = (f: Fault | ((step: Step) => Fault), times = 1) => ({ gateway, step }: Scene) =>
   gateway.fault(step as FaultRoute, typeof f === "function" ? f(step) : f, times)
+
+/**
+ * A second buddy process (the CLI in a terminal) runs `args` against the same home, before the route.
+ * Beside a held sign-in it must be blocked and send nothing (C4.1); otherwise it does its work. Its
+ * requests are its own, so the gateway's record is cleared after it: the route's count starts afresh.
+ */
+const secondBuddy = (args: ReadonlyArray<string>, waitFor: "exit" | "first line") => async (scene: Scene) => {
+  const { gateway, heldId } = scene
+  const before = (await gateway.received()).length
+  const other = spawnBuddy([...args, "--json", "--home", gateway.home], { stoppedByCaller: true })
+  scene.leftRunning.push(other)
+  const said = waitFor === "exit"
+    ? (await other.finished).stdout
+    : await other.stdoutLines(1).catch(() => other.finished.then((done) => done.stdout))
+  const sent = (await gateway.received()).slice(before)
+  await gateway.clearReceived()
+  if (heldId === undefined) return []
+  const blocked = said[0] === "{\"kind\":\"blocked\",\"reason\":\"sign-in-running\"}"
+  return [
+    ...(blocked ? [] : [`a second buddy's ${args.join(" ")} beside the held sign-in answered ${said.join(" ")}`]),
+    ...(sent.length === 0
+      ? []
+      : [`a second buddy's ${args.join(" ")} beside the held sign-in sent ${sent.length} requests`])
+  ]
+}
 
 const malformedIdentify = JSON.stringify({
   ok: true,
@@ -128,13 +184,27 @@ export const faultCases: ReadonlyArray<FaultCase> = [
     play: fault({ kind: "status", status: 404, body: { detail: "Not Found" } })
   },
   { name: "dashboard unavailable", at: http, play: fault({ kind: "dashboard-unavailable" }) },
-  { name: "restart with the contract", at: (step) => step === "between", play: (gateway) => gateway.restart() },
+  { name: "restart with the contract", at: (step) => step === "between", play: ({ gateway }) => gateway.restart() },
   {
     name: "restart without the contract",
     at: (step) => step === "between",
-    play: (gateway) => gateway.restart({ contract: false })
+    play: ({ gateway }) => gateway.restart({ contract: false })
   },
-  { name: "sweep", at: (step) => step === "between", play: (gateway) => gateway.sweep() }
+  { name: "sweep", at: (step) => step === "between", play: ({ gateway }) => gateway.sweep() },
+  {
+    name: "the person approves first",
+    at: (step) => step === "between",
+    routes: holds,
+    play: async ({ gateway, heldId }) => {
+      if (heldId === undefined || !(await gateway.approve(heldId))) return ["the held session could not be approved"]
+    }
+  },
+  { name: "a second buddy signs out", at: (step) => step === "between", play: secondBuddy(["sign-out"], "exit") },
+  {
+    name: "a second buddy starts",
+    at: (step) => step === "between",
+    play: secondBuddy(["sign-in", "start"], "first line")
+  }
 ]
 
 export interface Cell {
@@ -149,7 +219,9 @@ export const cells: ReadonlyArray<Cell> = faultCases.flatMap((fault) =>
     step
   ) =>
     fault.at(step)
-      ? routeNames.filter((route) => stepsOf[route].includes(step)).map((route) => ({ fault, step, route }))
+      ? routeNames.filter((route) => stepsOf[route].includes(step) && (fault.routes?.(route) ?? true)).map((
+        route
+      ) => ({ fault, step, route }))
       : []
   )
 )
@@ -167,6 +239,7 @@ const post = (host: Host, path: string, body: unknown) => host.request("POST", p
 
 const successOf: Readonly<Record<RouteName, Schema.Schema.Any>> = {
   status: BuddyAnswer,
+  "status (held)": BuddyAnswer,
   start: StartAnswer,
   "start (replacing)": StartAnswer,
   poll: PollAnswer,
@@ -176,7 +249,7 @@ const successOf: Readonly<Record<RouteName, Schema.Schema.Any>> = {
 }
 
 const operationOf = (route: RouteName) =>
-  route === "status"
+  route.startsWith("status")
     ? undefined
     : route.startsWith("start")
     ? "start"
@@ -193,6 +266,29 @@ const lineOf = (entry: Received) => entry.channel === "http" ? `${entry.method} 
 const deadlineOf = (step: Step) =>
   control(step) ? deadlines.control : step === "start" ? deadlines.start : deadlines.api
 
+/**
+ * Why an ending read for a session contradicts what Hermes saved, or nothing: `signed-in` needs an
+ * approval, and `cancelled` none of Hermes's own endings before it; `expired`, `refused` and `failed`
+ * (D8.3: an answer of no known shape, after a confirmed cancel) say nothing was saved, so an approval
+ * contradicts them. `lost` claims only that Hermes let the session go, and `pending` or a refusal
+ * claims no ending. (Whether an ending was claimed on Hermes's word at all is checked above.)
+ */
+const contradicts = (state: string | undefined, saved: FakeSession | undefined): string | undefined => {
+  const status = saved?.status
+  switch (state) {
+    case "signed-in":
+      return status === "approved" ? undefined : `Hermes's session is ${status ?? "gone"}, never approved`
+    case "cancelled":
+      return status === "pending" || status === undefined ? undefined : `Hermes had already ${status} it`
+    case "expired":
+    case "refused":
+    case "failed":
+      return status === "approved" ? "Hermes had approved and saved it" : undefined
+    default:
+      return undefined
+  }
+}
+
 /** Runs one cell on this gateway with a fresh server; the gateway is left restarted and clean. */
 export const runCell = async (gateway: RemoteGateway, cell: Cell): Promise<CellResult> => {
   const violations: Array<string> = []
@@ -201,18 +297,18 @@ export const runCell = async (gateway: RemoteGateway, cell: Cell): Promise<CellR
   await gateway.restart({ contract: true })
   await gateway.setSignedIn(route.startsWith("sign-out"))
   const host = await startHost("buddy serve", gateway.home, deadlines)
+  const leftRunning: Array<Running> = []
   try {
-    const needsHeld = route === "poll" || route === "cancel" || route === "start (replacing)" ||
-      route === "sign-out (held)"
+    const needsHeld = holds(route)
     const held = needsHeld
       ? JSON.parse((await post(host, "/api/buddy/sign-in/start", {})).body) as { readonly handle: string }
       : undefined
     const heldSession = needsHeld ? (await gateway.sessions()).at(-1) : undefined
     await gateway.clearReceived()
     const journalBefore = host.journal()?.length ?? 0
-    await cell.fault.play(gateway, step)
+    violations.push(...(await cell.fault.play({ gateway, step, heldId: heldSession?.id, leftRunning })) ?? [])
 
-    const reply = route === "status"
+    const reply = route.startsWith("status")
       ? await host.request("GET", "/api/buddy")
       : route.startsWith("start")
       ? await post(host, "/api/buddy/sign-in/start", {})
@@ -225,9 +321,9 @@ export const runCell = async (gateway: RemoteGateway, cell: Cell): Promise<CellR
     const closed = reply.status === 200
       ? decodes(successOf[route], body)
       : reply.status === 409
-      ? route !== "status" && decodes(BlockedAnswer, body)
+      ? !route.startsWith("status") && decodes(BlockedAnswer, body)
       : reply.status === 503
-      ? route !== "status" && decodes(UnavailableAnswer, body)
+      ? !route.startsWith("status") && decodes(UnavailableAnswer, body)
       : false
     if (!closed) violations.push(`answer not closed: ${reply.status} ${reply.body}`)
     if (reply.ms >= deadlineOf(step) + MARGIN_MS) violations.push(`answered after ${Math.round(reply.ms)} ms`)
@@ -263,7 +359,11 @@ export const runCell = async (gateway: RemoteGateway, cell: Cell): Promise<CellR
     const sessions = await gateway.sessions()
     const heldNow = heldSession === undefined ? undefined : sessions.find((session) => session.id === heldSession.id)
     const heldEnded = heldNow !== undefined && (heldNow.cancelled || !heldNow.inMap || heldNow.status !== "pending")
-    if (route === "sign-out (held)" && sent.has("DELETE /api/providers/oauth/openai-codex") && !heldEnded) {
+    // (Hermes's own "not found" to the sign-out's first poll is its word, under the contract.)
+    if (
+      route === "sign-out (held)" && sent.has("DELETE /api/providers/oauth/openai-codex") && !heldEnded &&
+      cell.fault.provesGone !== true
+    ) {
       violations.push("provider DELETE sent while the held sign-in was not ended on Hermes")
     }
 
@@ -306,8 +406,23 @@ export const runCell = async (gateway: RemoteGateway, cell: Cell): Promise<CellR
     await gateway.clearFaults()
     const after = await host.request("GET", "/api/buddy")
     if (after.status !== 200) violations.push(`GET /api/buddy afterwards answered ${after.status}`)
+
+    // No ending that contradicts what Hermes saved: not in the answer, not as the holder reads it afterwards.
+    if (held !== undefined && heldSession !== undefined) {
+      const saved = (await gateway.sessions()).find((session) => session.id === heldSession.id)
+      const holderReads = JSON.parse((await post(host, "/api/buddy/sign-in/poll", { handle: held.handle })).body) as {
+        readonly state?: string
+      }
+      const answered = route === "cancel" || route === "poll" ? record.state : undefined
+      for (const [who, state] of [["the answer", answered], ["its holder", holderReads.state]] as const) {
+        const contradiction = contradicts(state, saved)
+        if (contradiction !== undefined) violations.push(`${who} reads ${state} while ${contradiction}`)
+      }
+    }
     return { cell, violations, answer: `${reply.status} ${reply.body}`, ms: reply.ms }
   } finally {
+    for (const other of leftRunning) other.child.kill("SIGTERM")
+    await Promise.all(leftRunning.map((other) => other.finished))
     await host.close()
   }
 }

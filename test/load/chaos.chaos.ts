@@ -2,11 +2,15 @@
 // (a new instance id, the contract kept or dropped) or is killed outright and started again on the
 // same home, at a random moment inside a sign-in operation served by `buddy serve`'s own server.
 // After every round: no sign-in reported ended without Hermes's word, no session able to save after
-// a confirmed cancel, nothing sent twice, and the server still answering. Counts go to docs/quality.md.
+// a confirmed cancel, nothing sent twice, and the server still answering. Since issue 16, a round may
+// also begin with the person approving the held sign-in, or with a second buddy process (the CLI)
+// trying to sign out or start beside it: no ending its holder reads may contradict what Hermes saved,
+// and the second buddy must change nothing. Counts go to docs/quality.md.
 import * as os from "node:os"
 import { expect, it } from "vitest"
 import type { FakeSession } from "../../fixtures/fake-gateway.js"
 import { type DeadlinesMs, startHost } from "../boundary/support/hosts.js"
+import { spawnBuddy } from "../cli/support/buddy-process.js"
 import { type RemoteGateway, spawnGateway } from "../support/gateway-process.js"
 import { writeQualitySection } from "../support/quality-doc.js"
 
@@ -15,7 +19,23 @@ const deadlines: DeadlinesMs = { control: 300, api: 300, start: 600 }
 
 type Operation = "poll" | "cancel" | "sign-out" | "start"
 type Chaos = "restart, contract kept" | "restart, contract dropped" | "killed and started again"
+type Before = "nothing" | "the person approves" | "a second buddy signs out" | "a second buddy starts"
 const operations: ReadonlyArray<Operation> = ["poll", "cancel", "sign-out", "start"]
+
+/** What a second buddy process in a terminal says beside the held sign-in: it must be blocked. */
+const secondBuddy = async (args: ReadonlyArray<string>, home: string) => {
+  const other = spawnBuddy([...args, "--json", "--home", home], { stoppedByCaller: true })
+  const said = await other.stdoutLines(1).catch(() => other.finished.then((done) => done.stdout))
+  other.child.kill("SIGTERM")
+  await other.finished
+  return said[0] ?? ""
+}
+
+/** An ending its holder reads that Hermes's record contradicts; `lost` and `pending` claim nothing saved or not. */
+const contradicts = (state: string | undefined, approved: boolean, status: string | undefined) =>
+  (state === "signed-in" && !approved) ||
+  (state === "cancelled" && (approved || (status !== undefined && status !== "pending"))) ||
+  (state !== undefined && ["expired", "refused", "failed"].includes(state) && approved)
 
 /** A small deterministic generator, so a failing round can be replayed from its seed. */
 const random = (seed: number) => () => {
@@ -45,7 +65,16 @@ it(`${ROUNDS} rounds of restarts inside sign-in operations break no promise`, as
         ? "restart, contract dropped"
         : "killed and started again"
       const at = Math.floor(next() * 450)
-      const say = (what: string) => violations.push(`round ${round} (${operation}, ${chaos} at ${at} ms): ${what}`)
+      const beforeRoll = next()
+      const first: Before = beforeRoll < 0.55
+        ? "nothing"
+        : beforeRoll < 0.75
+        ? "the person approves"
+        : beforeRoll < 0.9
+        ? "a second buddy signs out"
+        : "a second buddy starts"
+      const say = (what: string) =>
+        violations.push(`round ${round} (${first}, ${operation}, ${chaos} at ${at} ms): ${what}`)
 
       // A clean slate on an instance with the contract, then a sign-in held by the server.
       await gateway.clearFaults()
@@ -58,6 +87,20 @@ it(`${ROUNDS} rounds of restarts inside sign-in operations break no promise`, as
       }
       const { handle } = JSON.parse(started.body) as { readonly handle: string }
       const held = (await gateway.sessions()).at(-1)!
+      count(`before: ${first}`)
+      const approved = first === "the person approves" && (await gateway.approve(held.id))
+      if (first === "the person approves" && !approved) say("the held session could not be approved")
+      if (first === "a second buddy signs out" || first === "a second buddy starts") {
+        const sentBefore = (await gateway.received()).length
+        const said = await secondBuddy(
+          first === "a second buddy signs out" ? ["sign-out"] : ["sign-in", "start"],
+          gateway.home
+        )
+        if (said !== "{\"kind\":\"blocked\",\"reason\":\"sign-in-running\"}") {
+          say(`${first} beside the held sign-in answered ${said}`)
+        }
+        if ((await gateway.received()).length !== sentBefore) say(`${first} sent requests to Hermes`)
+      }
       // Every step answers late, so the chaos lands inside the operation rather than before or after it.
       for (const step of ["identify", "session-ticket", "poll", "cancel", "sign-out", "start"] as const) {
         await gateway.fault(step, { kind: "late", ms: 40 + Math.floor(next() * 80) }, 2)
@@ -123,6 +166,19 @@ it(`${ROUNDS} rounds of restarts inside sign-in operations break no promise`, as
       await gateway.clearFaults()
       const status = await host.request("GET", "/api/buddy")
       if (status.status !== 200) say(`GET /api/buddy answered ${status.status}`)
+
+      // What the holder reads of its sign-in never contradicts what Hermes saved.
+      const holderReads = JSON.parse((await post("/api/buddy/sign-in/poll", { handle })).body) as {
+        readonly state?: string
+      }
+      const record = (await gateway.sessions()).find((session) => session.id === held.id)
+      if (contradicts(holderReads.state, approved, record?.status)) {
+        count("ending contradicting Hermes")
+        say(`its holder reads ${holderReads.state} while Hermes's session is ${record?.status ?? "gone"}`)
+      }
+      if (operation === "cancel" && reply.status === 200 && contradicts(body.state, approved, record?.status)) {
+        say(`the cancel answered ${body.state} while Hermes's session is ${record?.status ?? "gone"}`)
+      }
     }
   } finally {
     await host.close()
@@ -136,7 +192,12 @@ it(`${ROUNDS} rounds of restarts inside sign-in operations break no promise`, as
     `Run by \`npm run chaos\` on ${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} cores, seed ${seed}: ` +
     `${ROUNDS} rounds through \`buddy serve\`'s own server (deadlines control 300 ms, API 300 ms, start 600 ms), ` +
     "each a held sign-in, then a poll, cancel, sign-out or replacing start whose every step Hermes answers 40–120 ms " +
-    "late, and at a random moment (0–450 ms) inside it the gateway restarted or was killed and started again.",
+    "late, and at a random moment (0–450 ms) inside it the gateway restarted or was killed and started again. " +
+    "Before the operation, in 45 % of the rounds, the person approves the held sign-in or a second buddy process " +
+    "(the CLI) tries to sign out or start beside it. Besides the promises of every round, the holder's reading " +
+    "of its sign-in afterwards must not contradict what Hermes saved (`signed-in` only after an approval, " +
+    "`cancelled` or another ending never after one; `lost` claims only that Hermes let the session go), and the " +
+    "second buddy must be refused, sending nothing.",
     "",
     "| what | count |",
     "|---|---|",

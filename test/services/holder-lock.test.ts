@@ -7,9 +7,14 @@ import { Context, Effect, Exit, Layer, Option, Scope } from "effect"
 import * as fs from "node:fs/promises"
 import * as os from "node:os"
 import * as path from "node:path"
+import { type FakeGateway, makeFakeGateway } from "../../fixtures/fake-gateway.js"
 import { BuddyConfig } from "../../src/services/BuddyConfig.js"
 import { HolderLock, HolderLockLive, lockName } from "../../src/services/HolderLock.js"
+import { JournalCapture } from "../../src/services/Journal.js"
+import { buddyServices } from "../../src/services/layers.js"
 import { runtimeDirectory } from "../../src/services/private-directory.js"
+import { SignIn } from "../../src/services/SignIn.js"
+import { testDeadlines } from "../support/buddy.js"
 
 /** A home and a runtime directory of the test's own; XDG_RUNTIME_DIR points the lock there. */
 const scene = Effect.acquireRelease(
@@ -78,6 +83,79 @@ describe("the holder lock", () => {
       yield* Effect.promise(() => fs.lstat(path.join(root, "elsewhere")).catch(() => "absent")).pipe(
         Effect.map((found) => expect(found).toBe("absent"))
       )
+    }))
+})
+
+describe("the lock file", () => {
+  it.scopedLive("is refused when it is open to others or another account's, and names no holder from content it did not write", () =>
+    Effect.gen(function*() {
+      const { home, root } = yield* scene
+      const first = yield* lockFor(home)
+      const second = yield* lockFor(home)
+      const directory = path.join(root, "buddy")
+      const file = path.join(directory, lockName(yield* Effect.promise(() => fs.realpath(home))))
+      yield* Effect.promise(() => fs.mkdir(directory, { mode: 0o700 }))
+      yield* Effect.promise(() => fs.writeFile(file, "", { mode: 0o644 }))
+      yield* Effect.promise(() => fs.chmod(file, 0o644))
+      const open = yield* Effect.flip(first.lock.take)
+      expect(open.unusable).toStrictEqual(Option.some(`${file} is not a private file of this account`))
+      yield* Effect.promise(() => fs.chmod(file, 0o600))
+      if (process.getuid?.() === 0) {
+        yield* Effect.promise(() => fs.chown(file, 65534, 65534))
+        const foreign = yield* Effect.flip(first.lock.take)
+        expect(foreign.unusable).toStrictEqual(Option.some(`${file} is not a private file of this account`))
+        yield* Effect.promise(() => fs.chown(file, 0, 0))
+      }
+      yield* first.lock.take
+      for (const content of ["", "x\n", "0\n", "12345678901\n", "-5\n"]) {
+        yield* Effect.promise(() => fs.writeFile(file, content))
+        const busy = yield* Effect.flip(second.lock.take)
+        expect([content, busy.holder]).toStrictEqual([content, Option.none()])
+      }
+      yield* Effect.promise(() => fs.writeFile(file, " 4711 \n"))
+      expect((yield* Effect.flip(second.lock.take)).holder).toStrictEqual(Option.some(4711))
+    }))
+})
+
+describe("SignIn keeps the holder lock while it holds a sign-in", () => {
+  /** SignIn with the machine-wide lock, as one process of buddy has it. */
+  const signInOn = (fake: FakeGateway) =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const context = yield* Layer.buildWithScope(
+        buddyServices(HolderLockLive).pipe(
+          Layer.provideMerge(JournalCapture),
+          Layer.provide(BuddyConfig.layer({ hermesHome: fake.home, deadlines: testDeadlines })),
+          Layer.orDie
+        ),
+        scope
+      )
+      return Context.get(context, SignIn)
+    })
+
+  it.scopedLive("through a replacing start, a status read and a cancel: the other process is blocked until none is held", () =>
+    Effect.gen(function*() {
+      const fake = yield* makeFakeGateway({ signedIn: true })
+      const before = process.env["XDG_RUNTIME_DIR"]
+      process.env["XDG_RUNTIME_DIR"] = path.dirname(fake.home)
+      yield* Effect.addFinalizer(() =>
+        Effect.sync(() => {
+          if (before === undefined) delete process.env["XDG_RUNTIME_DIR"]
+          else process.env["XDG_RUNTIME_DIR"] = before
+        })
+      )
+      const serve = yield* signInOn(fake)
+      const terminal = yield* signInOn(fake)
+      const blockedNow = Effect.map(Effect.flip(terminal.signOut), (refusal) => refusal.reason)
+      yield* serve.start
+      const second = yield* serve.start
+      expect(yield* blockedNow).toBe("sign-in-running")
+      expect(yield* serve.current).toBe("pending")
+      expect(yield* blockedNow).toBe("sign-in-running")
+      expect(yield* serve.cancel(second.handle)).toStrictEqual({ state: "cancelled" })
+      expect(yield* terminal.signOut).toStrictEqual({ state: "signed-out" })
+      // A sign-out holds the lock only while it runs: the first process starts again.
+      expect((yield* serve.start).state).toBe("pending")
     }))
 })
 
