@@ -3,8 +3,12 @@
 // test/browser, test/fixtures, test/load, and the no-proxy test, which needs a child with its own
 // environment): each is seconds per mutant. See docs/decisions.md D11.
 import { defineConfig } from "vitest/config"
+import { selfReference } from "./vitest.config.js"
 
 export default defineConfig({
+  // "buddy" is the (mutated) source, as in `npm test`: without this the examples test ran against
+  // dist/lib, built at install, so no mutant ever reached it.
+  resolve: { alias: selfReference },
   test: {
     include: [
       "test/services/**/*.test.ts",

@@ -3,10 +3,11 @@
 // are this machine's sockets, and the kernel lists each socket with its owner in /proc/net/tcp (or
 // /proc/net/tcp6, for a dual-stack client reaching 127.0.0.1 as ::ffff:127.0.0.1): the client's
 // socket is the entry whose local end is the connection's remote end and the other way round.
-import { Data, Effect, Option, Predicate } from "effect"
+import { Data, Effect, Option } from "effect"
 import * as fsp from "node:fs/promises"
 import * as net from "node:net"
 import * as os from "node:os"
+import { errnoOf } from "../services/errno.js"
 
 export const tcpTables = ["/proc/net/tcp", "/proc/net/tcp6"] as const
 
@@ -84,9 +85,6 @@ export const peerUid = (table: Table, ends: Ends): Option.Option<number> => {
   const [owner] = owners
   return owners.length === 1 && typeof owner === "number" ? Option.some(owner) : Option.none()
 }
-
-const errnoOf = (error: unknown): string =>
-  Predicate.hasProperty(error, "code") && Predicate.isString(error.code) ? error.code : "EUNKNOWN"
 
 /** A missing tcp6 table is a kernel without IPv6: nothing to find there. */
 const readTable = (path: string) =>

@@ -3,11 +3,12 @@
 // Hermes's socket (no link, ours, closed to others), never in Hermes's home. The directory is the
 // guard, as with OpenSSH's agent: another account cannot even reach the name, so the moment between
 // the socket's creation and its chmod to 0600 is closed to it.
-import { Data, Effect, Option, Predicate } from "effect"
+import { Data, Effect, Option } from "effect"
 import type { Stats } from "node:fs"
 import * as fsp from "node:fs/promises"
 import * as net from "node:net"
 import * as nodePath from "node:path"
+import { errnoOf } from "../services/errno.js"
 import {
   type DirectoryUnsafe,
   ownUid as uid,
@@ -41,9 +42,6 @@ export const socketPathLimit = 107
 
 /** The socket's name inside buddy's runtime directory. */
 export const socketName = "serve.sock"
-
-const errnoOf = (error: unknown): string =>
-  Predicate.hasProperty(error, "code") && Predicate.isString(error.code) ? error.code : "EUNKNOWN"
 
 const fsCall = <A>(run: () => Promise<A>) => Effect.tryPromise({ try: run, catch: errnoOf })
 

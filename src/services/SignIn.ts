@@ -14,6 +14,7 @@ import type { GatewayError } from "./GatewayError.js"
 import { Cancel, HermesApi, Poll, SignOut as SignOutAnswer, Start } from "./HermesApi.js"
 import { type HolderBusy, HolderLock } from "./HolderLock.js"
 import { Journal } from "./Journal.js"
+import { sharedReading } from "./shared-reading.js"
 import { Ticket } from "./Ticket.js"
 
 /**
@@ -172,14 +173,17 @@ export const SignInLive = Layer.effect(
         )
       )
 
+    /** Ends a holder's sign-in on Hermes's word, keeping the ending for its handle. */
+    const endHolding = ({ handle, sessionId }: { readonly handle: string; readonly sessionId: string }) =>
+      Effect.flatMap(endSession(sessionId), (ending) => Effect.as(endAs(handle, ending), ending))
+
     /** Ends the held sign-in, if any, with its ending for a holder, or fails and keeps it (C4.4–C4.7). */
     const endHeld: Effect.Effect<Option.Option<Ending>, Refusal> = Effect.flatMap(
       Ref.get(held),
       (current) =>
         Held.$match(current, {
           None: () => Effect.succeedNone,
-          Holding: ({ handle, sessionId }) =>
-            Effect.flatMap(endSession(sessionId), (ending) => Effect.as(endAs(handle, ending), Option.some(ending))),
+          Holding: (holder) => Effect.map(endHolding(holder), Option.some),
           Orphan: ({ sessionId, startedOn }) =>
             Option.match(sessionId, {
               onSome: (known) => Effect.as(Effect.zipRight(endSession(known), release), Option.none()),
@@ -246,6 +250,7 @@ export const SignInLive = Layer.effect(
 
     const holding = (handle: string) =>
       Effect.flatMap(Ref.get(held), (current) =>
+        // Stryker disable next-line ConditionalExpression: only a holding has a handle; the tag is for the type
         current._tag === "Holding" && current.handle === handle
           ? Effect.succeed(current)
           : Effect.fail(new Blocked({ reason: "sign-in-unknown" })))
@@ -283,9 +288,9 @@ export const SignInLive = Layer.effect(
       Effect.flatMap(Ref.get(endings), (known) => {
         const ended = known.get(handle)
         if (ended !== undefined) return Effect.succeed({ state: ended })
-        return Effect.zipRight(
-          holding(handle),
-          Effect.map(endHeld, (ending) => ({ state: Option.getOrElse(ending, () => "cancelled" as const) }))
+        return holding(handle).pipe(
+          Effect.flatMap(endHolding),
+          Effect.map((state) => ({ state }))
         )
       })
 
@@ -317,6 +322,15 @@ export const SignInLive = Layer.effect(
           ),
           Effect.ignore
         )
+    )
+
+    /**
+     * The status reads' look at the held sign-in, shared like their card readings (C5): concurrent
+     * reads share one poll that began after each arrived. It runs only when no operation does (that
+     * operation will tell), on a daemon fiber, so a reader gone away cannot lose an ending Hermes gave.
+     */
+    const refreshShared = yield* sharedReading(
+      Effect.asVoid(one.withPermitsIfAvailable(1)(Effect.ensuring(refreshHeld, settleLock)))
     )
 
     /**
@@ -355,12 +369,8 @@ export const SignInLive = Layer.effect(
       poll: (handle) => operation("poll", poll(handle)),
       cancel: (handle) => operation("cancel", cancel(handle)),
       signOut: operation("sign-out", signOut),
-      // The poll runs only when no operation does (that operation will tell), on a daemon fiber like
-      // every operation, so a reader gone away cannot lose an ending Hermes gave.
       // Never "none" while a start is on its way: Hermes may already hold the session it asked for.
-      current: one.withPermitsIfAvailable(1)(Effect.ensuring(refreshHeld, settleLock)).pipe(
-        Effect.forkDaemon,
-        Effect.flatMap(Fiber.join),
+      current: refreshShared.pipe(
         Effect.zipRight(
           Effect.zipWith(
             Ref.get(held),

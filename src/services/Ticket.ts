@@ -6,6 +6,7 @@ import type { TicketParams } from "../schema/control.js"
 import { IdentifyResult, OAuthCancelContract, SessionAuthority, TicketResult } from "../schema/control.js"
 import { type ApiOrigin, parseApiOrigin } from "./api-origin.js"
 import { BuddyConfig } from "./BuddyConfig.js"
+import { underLimit } from "./ExchangeLimit.js"
 import { type GatewayError, gatewayError } from "./GatewayError.js"
 import { GatewaySocket } from "./GatewaySocket.js"
 
@@ -57,7 +58,9 @@ export const TicketLive = Layer.effect(
     const socket = yield* GatewaySocket
     const config = yield* BuddyConfig
 
-    const identify = socket.exchange({ protocol: 1, id: 1, verb: "identify" }, config.limits.identifyLine).pipe(
+    const identify = underLimit(
+      socket.exchange({ protocol: 1, id: 1, verb: "identify" }, config.limits.identifyLine)
+    ).pipe(
       Effect.flatMap(({ home, reply }) =>
         // A gateway that refuses identify does not speak our protocol.
         reply.ok ? endpointOf(home, reply.result) : Effect.fail(gatewayError("incompatible"))

@@ -3,11 +3,12 @@
 // account must find the same one, so it does not hang on one environment variable alone, and it is
 // made or checked with the rules C1 applies to Hermes's socket directory: a real directory (no
 // link), ours, closed to group and others.
-import { Data, Effect, Predicate } from "effect"
+import { Data, Effect } from "effect"
 import { existsSync } from "node:fs"
 import * as fsp from "node:fs/promises"
 import * as os from "node:os"
 import * as nodePath from "node:path"
+import { errnoOf } from "./errno.js"
 
 /** Why a directory cannot be buddy's: each a closed reason, with the path it is about. */
 export class DirectoryUnsafe extends Data.TaggedError("DirectoryUnsafe")<{
@@ -20,12 +21,9 @@ export class DirectoryUnsafe extends Data.TaggedError("DirectoryUnsafe")<{
   readonly code?: string
 }> {}
 
-const errnoOf = (error: unknown): string =>
-  Predicate.hasProperty(error, "code") && Predicate.isString(error.code) ? error.code : "EUNKNOWN"
-
 const fsCall = <A>(run: () => Promise<A>) => Effect.tryPromise({ try: run, catch: errnoOf })
 
-// Stryker disable next-line OptionalChaining: Linux always has getuid; the fallback (no uid owns anything) is for the type
+// Stryker disable next-line OptionalChaining,LogicalOperator,UnaryOperator: Linux always has getuid; the fallback (no uid owns anything) is for the type
 export const ownUid = () => process.getuid?.() ?? -1
 
 /**
@@ -63,6 +61,7 @@ export const privateDirectory = (directory: string): Effect.Effect<void, Directo
       const made = yield* fsCall(() => fsp.mkdir(directory, { mode: 0o700 })).pipe(
         Effect.as(true),
         // Made by someone else in the meantime: checked below like any directory found.
+        // Stryker disable next-line ConditionalExpression,EqualityOperator,StringLiteral,BooleanLiteral,ArrowFunction: a race between our lstat and our mkdir, not reproducible in a test
         Effect.catchIf((code) => code === "EEXIST", () => Effect.succeed(false)),
         Effect.mapError((code) =>
           code === "ENOENT" ? unsafe("missing-parent", nodePath.dirname(directory)) : unusable(directory)(code)

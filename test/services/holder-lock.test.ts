@@ -86,6 +86,41 @@ describe("the holder lock", () => {
     }))
 })
 
+describe("taking the lock", () => {
+  it.scopedLive("is refused, never skipped, where flock cannot run or answers neither taken nor busy", () =>
+    Effect.gen(function*() {
+      const { home, root } = yield* scene
+      const { lock } = yield* lockFor(home)
+      const path0 = process.env["PATH"]
+      yield* Effect.addFinalizer(() => Effect.sync(() => void (process.env["PATH"] = path0)))
+      process.env["PATH"] = path.join(root, "nowhere")
+      expect((yield* Effect.flip(lock.take)).unusable).toStrictEqual(Option.some("flock (util-linux) could not be run"))
+      const bin = path.join(root, "bin")
+      yield* Effect.promise(() => fs.mkdir(bin))
+      yield* Effect.promise(() => fs.writeFile(path.join(bin, "flock"), "#!/bin/sh\nexit 66\n", { mode: 0o755 }))
+      process.env["PATH"] = bin
+      expect((yield* Effect.flip(lock.take)).unusable).toStrictEqual(Option.some("flock (util-linux) could not be run"))
+    }))
+
+  it.scopedLive("is one lock for a home and the link to it, and for a home that does not exist yet", () =>
+    Effect.gen(function*() {
+      const { home, root } = yield* scene
+      const linked = path.join(root, "linked-home")
+      yield* Effect.promise(() => fs.symlink(home, linked))
+      const byReal = yield* lockFor(home)
+      const byLink = yield* lockFor(linked)
+      yield* byReal.lock.take
+      expect((yield* Effect.flip(byLink.lock.take)).holder).toStrictEqual(Option.some(process.pid))
+      const missing = path.join(root, "not-yet")
+      const first = yield* lockFor(missing)
+      const second = yield* lockFor(missing)
+      yield* first.lock.take
+      expect((yield* Effect.flip(second.lock.take)).holder).toStrictEqual(Option.some(process.pid))
+      expect(lockName(missing)).toMatch(/^holder-[0-9a-f]{16}\.lock$/)
+      expect(yield* Effect.promise(() => fs.readdir(path.join(root, "buddy")))).toContain(lockName(missing))
+    }))
+})
+
 describe("the lock file", () => {
   it.scopedLive("is refused when it is open to others or another account's, and names no holder from content it did not write", () =>
     Effect.gen(function*() {

@@ -126,7 +126,41 @@ describe("a cancel polls first (C4.7)", () => {
     ))
 })
 
+describe("a cancel's poll and cancel, further", () => {
+  it.live("a poll answer of no known shape goes on to the cancel, and a confirmed cancel ends it as cancelled", () =>
+    withSignIn((fake, signIn) =>
+      Effect.gen(function*() {
+        const started = yield* signIn.start
+        fake.fault("poll", { kind: "reply", body: { status: "weird" } }, 1)
+        expect(yield* signIn.cancel(started.handle)).toStrictEqual({ state: "cancelled" })
+        expect(httpLines(fake)).toStrictEqual([START, POLL, CANCEL])
+      })
+    ))
+
+  it.live("a gateway that fails between the poll and the cancel is unavailable, and the sign-in stays held", () =>
+    withSignIn((fake, signIn) =>
+      Effect.gen(function*() {
+        const started = yield* signIn.start
+        // The poll's identify passes; the cancel's is reset.
+        fake.fault("identify", { kind: "late", ms: 1 }, 1)
+        fake.fault("identify", { kind: "reset" }, 1)
+        expect(yield* Effect.flip(signIn.cancel(started.handle))).toMatchObject({ _tag: "Unavailable", reason: "lost" })
+        expect(yield* signIn.poll(started.handle)).toMatchObject({ state: "pending" })
+      })
+    ))
+})
+
 describe("a status read polls the held sign-in (C5)", () => {
+  it.live("a status read after a restart under the contract ends the held sign-in as lost", () =>
+    withSignIn((fake, signIn) =>
+      Effect.gen(function*() {
+        const started = yield* signIn.start
+        fake.restart()
+        expect(yield* signIn.current).toBe("none")
+        expect(yield* signIn.poll(started.handle)).toStrictEqual({ state: "lost" })
+      })
+    ))
+
   it.live("after the person approves, the next status read releases the sign-in: none, and the holder reads signed-in", () =>
     withSignIn((fake, signIn) =>
       Effect.gen(function*() {
@@ -200,10 +234,13 @@ describe("every displaced holder reads its own ending", () => {
 })
 
 describe("another process holds the sign-in lock (C4.1)", () => {
-  const withOther = <A, E>(use: (fake: FakeGateway, signIn: SignInService) => Effect.Effect<A, E>) =>
+  const withOther = <A, E>(
+    use: (fake: FakeGateway, signIn: SignInService) => Effect.Effect<A, E>,
+    heldHome: (home: string) => string = (home) => home
+  ) =>
     Effect.gen(function*() {
       const fake = yield* makeFakeGateway({ signedIn: true })
-      const others = yield* Ref.make<ReadonlyMap<string, number>>(new Map([[fake.home, 4242]]))
+      const others = yield* Ref.make<ReadonlyMap<string, number>>(new Map([[heldHome(fake.home), 4242]]))
       const layer = buddyServices(HolderLockMemory(others)).pipe(
         Layer.provideMerge(JournalCapture),
         Layer.provide(BuddyConfig.layer({ hermesHome: fake.home, deadlines: testDeadlines })),
@@ -225,4 +262,10 @@ describe("another process holds the sign-in lock (C4.1)", () => {
         expect(yield* signIn.current).toBe("none")
       })
     ))
+
+  it.live("a lock another process holds for another Hermes home blocks nothing here", () =>
+    withOther((_fake, signIn) =>
+      Effect.gen(function*() {
+        expect((yield* signIn.start).state).toBe("pending")
+      }), (home) => `${home}-other`))
 })
