@@ -68,6 +68,7 @@ export const privateDirectory = (directory: string): Effect.Effect<void, Directo
         )
       )
       // The umask may have taken bits away (0500 would keep us out); it never adds any.
+      // Stryker disable next-line ConditionalExpression,BlockStatement,ArrowFunction: tested where a process may set its umask (test/boundary/listener-trust.test.ts), not in the mutation suite's workers
       if (made) yield* fsCall(() => fsp.chmod(directory, 0o700)).pipe(Effect.mapError(unusable(directory)))
     }
     const stats = yield* fsCall(() => fsp.lstat(directory)).pipe(Effect.mapError(unusable(directory)))
