@@ -38,14 +38,16 @@ export class HolderLock extends Context.Tag("buddy/HolderLock")<HolderLock, {
 export const lockName = (realHome: string) =>
   `holder-${createHash("sha256").update(realHome).digest("hex").slice(0, 16)}.lock`
 
-/** flock(1)'s answer on our description: 0 taken, 1 held elsewhere, anything else it could not run. */
+/** flock(1)'s exit code on our description: 0 taken, 1 held elsewhere, anything else it could not lock. */
 const flock = (handle: FileHandle) =>
-  Effect.async<"taken" | "busy" | "unusable">((resume) => {
+  Effect.async<number | null>((resume) => {
     const child = spawn("flock", ["--nonblock", "--exclusive", "3"], {
       stdio: ["ignore", "ignore", "ignore", handle.fd]
     })
-    child.once("error", () => resume(Effect.succeed("unusable")))
-    child.once("close", (code) => resume(Effect.succeed(code === 0 ? "taken" : code === 1 ? "busy" : "unusable")))
+    // A child that cannot be spawned (no flock) emits `error`, then `close` with a negative code.
+    // Stryker disable next-line ArrowFunction: the listener only keeps the `error` from being thrown
+    child.once("error", () => {})
+    child.once("close", (code) => resume(Effect.succeed(code)))
   })
 
 /** The holder's process id, as it wrote it: a number or nothing. */
@@ -86,9 +88,9 @@ const openLock = (path: string) =>
 /** Takes the lock on the file's description and writes our process id in it; closed again on failure. */
 const lockOn = (handle: FileHandle) =>
   Effect.gen(function*() {
-    const answer = yield* flock(handle)
-    if (answer === "busy") return yield* Effect.fail(busy(yield* holderOf(handle)))
-    if (answer !== "taken") return yield* Effect.fail(cannot("flock (util-linux) could not be run"))
+    const code = yield* flock(handle)
+    if (code === 1) return yield* Effect.fail(busy(yield* holderOf(handle)))
+    if (code !== 0) return yield* Effect.fail(cannot("flock (util-linux) could not be run"))
     yield* Effect.ignore(
       Effect.tryPromise(async () => {
         await handle.truncate(0)

@@ -52,25 +52,19 @@ const unusable = (path: string) => (code: string) => new DirectoryUnsafe({ reaso
  */
 export const privateDirectory = (directory: string): Effect.Effect<void, DirectoryUnsafe> =>
   Effect.gen(function*() {
-    const missing = yield* fsCall(() => fsp.lstat(directory)).pipe(
-      Effect.as(false),
-      Effect.catchIf((code) => code === "ENOENT", () => Effect.succeed(true)),
-      Effect.mapError(unusable(directory))
-    )
-    if (missing) {
-      const made = yield* fsCall(() => fsp.mkdir(directory, { mode: 0o700 })).pipe(
-        Effect.as(true),
-        // Made by someone else in the meantime: checked below like any directory found.
-        // Stryker disable next-line ConditionalExpression,EqualityOperator,StringLiteral,BooleanLiteral,ArrowFunction: a race between our lstat and our mkdir, not reproducible in a test
-        Effect.catchIf((code) => code === "EEXIST", () => Effect.succeed(false)),
-        Effect.mapError((code) =>
-          code === "ENOENT" ? unsafe("missing-parent", nodePath.dirname(directory)) : unusable(directory)(code)
-        )
+    // Made here, or found (EEXIST: whatever is there, a link included, is checked below).
+    // Stryker disable next-line ObjectLiteral: the chmod that follows sets the mode; this one only keeps the moment before it closed
+    const made = yield* fsCall(() => fsp.mkdir(directory, { mode: 0o700 })).pipe(
+      // Stryker disable next-line BooleanLiteral: tested where a process may set its umask (test/boundary/listener-trust.test.ts), not in the mutation suite's workers
+      Effect.as(true),
+      Effect.catchIf((code) => code === "EEXIST", () => Effect.succeed(false)),
+      Effect.mapError((code) =>
+        code === "ENOENT" ? unsafe("missing-parent", nodePath.dirname(directory)) : unusable(directory)(code)
       )
-      // The umask may have taken bits away (0500 would keep us out); it never adds any.
-      // Stryker disable next-line ConditionalExpression,BlockStatement,ArrowFunction: tested where a process may set its umask (test/boundary/listener-trust.test.ts), not in the mutation suite's workers
-      if (made) yield* fsCall(() => fsp.chmod(directory, 0o700)).pipe(Effect.mapError(unusable(directory)))
-    }
+    )
+    // The umask may have taken bits away (0500 would keep us out); it never adds any.
+    // Stryker disable next-line ConditionalExpression,BlockStatement,ArrowFunction: tested where a process may set its umask (test/boundary/listener-trust.test.ts), not in the mutation suite's workers
+    if (made) yield* fsCall(() => fsp.chmod(directory, 0o700)).pipe(Effect.mapError(unusable(directory)))
     const stats = yield* fsCall(() => fsp.lstat(directory)).pipe(Effect.mapError(unusable(directory)))
     if (stats.isSymbolicLink()) return yield* Effect.fail(unsafe("link", directory))
     if (!stats.isDirectory()) return yield* Effect.fail(unsafe("not-directory", directory))

@@ -58,6 +58,26 @@ describe("shared fresh readings", () => {
       })
     ))
 
+  it.live("reads arriving one by one during a reading all wait for one next reading, never one each", () =>
+    withServices((fake, { status }) =>
+      Effect.gen(function*() {
+        fake.fault("providers", { kind: "late", ms: 300 }, 1)
+        const first = yield* Effect.fork(status.read)
+        yield* untilReceived(fake, providers, "the first reading")
+        fake.resetMaxInFlight()
+        const later: Array<Fiber.RuntimeFiber<unknown>> = []
+        for (let index = 0; index < 5; index++) {
+          later.push(yield* Effect.fork(status.read))
+          yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 20)))
+        }
+        yield* Fiber.join(first)
+        for (const fiber of later) yield* Fiber.join(fiber)
+        expect(count(fake, providers)).toBe(2)
+        // One reading at a time: the next began only when the first had ended.
+        expect(fake.maxInFlight).toBe(1)
+      })
+    ))
+
   it.live("400 concurrent reads cost Hermes at most two readings", () =>
     withServices((fake, { status }) =>
       Effect.gen(function*() {
