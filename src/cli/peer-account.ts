@@ -31,27 +31,29 @@ export interface Ends {
   readonly server: End
 }
 
-/** socket 4-tuple (`local-remote` in the tables' hex) → its owner's uid, or `ambiguous`. */
-export type Table = ReadonlyMap<string, number | "ambiguous">
-
 /**
  * States in which an entry is a socket a process owns. TIME_WAIT (06) and request sockets in
  * SYN_RECV (03, 0C) are listed with uid 0 whoever made them, and a LISTEN (0A) entry has no peer.
  */
 const ownedStates = new Set(["01", "02", "04", "05", "07", "08", "09", "0B"])
 
-/** A table's text → its owned sockets; its columns are `sl local rem st queues tr retrnsmt uid …`. */
-export const parseTable = (text: string, into: Map<string, number | "ambiguous"> = new Map()) => {
-  for (const line of text.split("\n").slice(1)) {
-    const [, local, remote, state, , , , uid] = line.trim().split(/\s+/)
-    if (local === undefined || remote === undefined || uid === undefined || !/^[0-9]+$/.test(uid)) continue
-    if (state === undefined || !ownedStates.has(state)) continue
-    const key = `${local}-${remote}`
-    const owner = Number(uid)
-    const before = into.get(key)
-    into.set(key, before === undefined || before === owner ? owner : "ambiguous")
+/**
+ * The owners a table lists for the socket whose ends are `local` and `remote` (in the table's hex):
+ * the uid of each of its lines in an owned state. Found by searching the text rather than parsing
+ * it whole: with thousands of sockets open, a parse of every line for every batch of connections
+ * was most of what a burst cost (D22). Columns after the ends: `st queues tr retrnsmt uid …`.
+ */
+export const ownersIn = (text: string, local: string, remote: string): ReadonlyArray<number> => {
+  const needle = ` ${local} ${remote} `
+  const owners: Array<number> = []
+  for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length)) {
+    const end = text.indexOf("\n", at)
+    const [state, , , , uid] = text.slice(at + needle.length, end === -1 ? text.length : end).trim().split(/\s+/)
+    if (state !== undefined && ownedStates.has(state) && uid !== undefined && /^[0-9]+$/.test(uid)) {
+      owners.push(Number(uid))
+    }
   }
-  return into
+  return owners
 }
 
 /**
@@ -72,18 +74,20 @@ export const procEnd = (end: End, mapped: boolean, littleEndian = os.endianness(
   return Option.some(`${hex}:${end.port.toString(16).padStart(4, "0").toUpperCase()}`)
 }
 
-/** The client socket's owner: its entry is keyed by the client's end first, the server's second. */
-export const peerUid = (table: Table, ends: Ends): Option.Option<number> => {
-  const keys = [false, true].flatMap((mapped) =>
-    Option.toArray(
-      Option.all([procEnd(ends.client, mapped), procEnd(ends.server, mapped)]).pipe(
-        Option.map(([client, server]) => `${client}-${server}`)
-      )
-    )
+/**
+ * The client socket's owner, from the IPv4 table and, where given, the IPv6 one (a dual-stack client
+ * reaching 127.0.0.1 as ::ffff:127.0.0.1): its entry has the client's end first, the server's second.
+ * None when no entry or two owners are found.
+ */
+export const peerUid = (tcp: string, tcp6: string, ends: Ends): Option.Option<number> => {
+  const owners = [false, true].flatMap((mapped) =>
+    Option.match(Option.all([procEnd(ends.client, mapped), procEnd(ends.server, mapped)]), {
+      onNone: () => [],
+      onSome: ([client, server]) => ownersIn(mapped ? tcp6 : tcp, client, server)
+    })
   )
-  const owners = [...new Set(keys.flatMap((key) => Option.toArray(Option.fromNullable(table.get(key)))))]
-  const [owner] = owners
-  return owners.length === 1 && typeof owner === "number" ? Option.some(owner) : Option.none()
+  const [owner, ...others] = owners
+  return owner !== undefined && others.every((other) => other === owner) ? Option.some(owner) : Option.none()
 }
 
 /** A missing tcp6 table is a kernel without IPv6: nothing to find there. */
@@ -93,13 +97,10 @@ const readTable = (path: string) =>
     Effect.mapError((code) => new PeerUnprovable({ reason: "unreadable", path, code }))
   )
 
-/** Every table, read whole, as one map; fails when one cannot be read. */
-export const readTables = (paths: ReadonlyArray<string> = tcpTables): Effect.Effect<Table, PeerUnprovable> =>
-  Effect.forEach(paths, readTable).pipe(
-    Effect.map((texts) =>
-      texts.reduce((table, text) => parseTable(text, table), new Map<string, number | "ambiguous">())
-    )
-  )
+/** Every table, read whole; fails when one cannot be read (a missing tcp6 is empty). */
+export const readTables = (
+  paths: ReadonlyArray<string> = tcpTables
+): Effect.Effect<ReadonlyArray<string>, PeerUnprovable> => Effect.forEach(paths, readTable)
 
 /** At start: TCP is served only where a peer's account can be established. */
 export const peersProvable = (
@@ -108,29 +109,50 @@ export const peersProvable = (
 ): Effect.Effect<void, PeerUnprovable> =>
   platform === "linux" ? Effect.asVoid(readTables(paths)) : Effect.fail(new PeerUnprovable({ reason: "not-linux" }))
 
+interface Waiting {
+  readonly ends: Ends
+  readonly answer: (peer: Option.Option<number>) => void
+}
+
 /**
- * Finds the peers of connections in batches: every connection accepted before a reading starts is
- * answered from that reading, and one accepted while a reading is on its way waits for the next
- * (a table read before the connection existed cannot vouch for it). A table that cannot be read
- * answers none, which refuses the connection.
+ * Finds the peers of connections in batches, one reading of the tables at a time: every
+ * connection accepted before a reading starts is answered from it, one accepted while a reading is
+ * on its way waits for the next (a table read before the connection existed cannot vouch for it).
+ * The IPv6 table is read only for a batch with a peer the IPv4 one does not list. A table that
+ * cannot be read answers none, which refuses the connection.
  */
 export const makePeerFinder = (paths: ReadonlyArray<string> = tcpTables) => {
-  let waiting: Array<(table: Table) => void> = []
-  const read = () => {
+  const [v4 = tcpTables[0], v6 = tcpTables[1]] = paths
+  let waiting: Array<Waiting> = []
+  let reading = false
+  const orNothing = (path: string) => Effect.orElseSucceed(readTable(path), () => "")
+  const answerBatch = (batch: ReadonlyArray<Waiting>) =>
+    Effect.gen(function*() {
+      const tcp = yield* orNothing(v4)
+      const found = batch.map(({ ends }) => peerUid(tcp, "", ends))
+      const tcp6 = found.some(Option.isNone) ? yield* orNothing(v6) : ""
+      batch.forEach(({ answer, ends }, index) =>
+        answer(Option.orElse(found[index] ?? Option.none(), () => peerUid(tcp, tcp6, ends)))
+      )
+    })
+  const next = (): void => {
     const batch = waiting
     waiting = []
+    reading = true
     Effect.runFork(
-      readTables(paths).pipe(
-        Effect.orElseSucceed((): Table => new Map()),
-        Effect.map((table) => batch.forEach((answer) => answer(table)))
+      answerBatch(batch).pipe(
+        Effect.ensuring(Effect.sync(() => {
+          reading = false
+          if (waiting.length > 0) setImmediate(next)
+        }))
       )
     )
   }
   return (ends: Ends): Effect.Effect<Option.Option<number>> =>
     Effect.async((resume) => {
-      // The first connection of a batch schedules its reading after the I/O events at hand, so
-      // the connections accepted with it share it.
-      if (waiting.length === 0) setImmediate(read)
-      waiting.push((table) => resume(Effect.succeed(peerUid(table, ends))))
+      waiting.push({ ends, answer: (peer) => resume(Effect.succeed(peer)) })
+      // The first connection of a batch schedules its reading after the I/O events at hand, so the
+      // connections accepted with it share it; while a reading runs, the next waits for its end.
+      if (!reading && waiting.length === 1) setImmediate(next)
     })
 }

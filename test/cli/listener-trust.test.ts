@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest"
 import { parseAccounts, resolveAccounts } from "../../src/cli/accounts.js"
 import { authoritiesOf, pin } from "../../src/cli/host-pin.js"
 import { peerAdmission } from "../../src/cli/listener-trust.js"
-import { parseTable, peersProvable, peerUid, procEnd, readTables } from "../../src/cli/peer-account.js"
+import { ownersIn, peersProvable, peerUid, procEnd, readTables } from "../../src/cli/peer-account.js"
 import { tempDir } from "./support/cleanup.js"
 
 // Two lines of a real /proc/net/tcp and /proc/net/tcp6 (x86_64): the server's accepted socket
@@ -38,21 +38,26 @@ describe("the kernel's TCP tables", () => {
   })
 
   it("find the client socket's owner from the client's end first, in tcp or tcp6", () => {
-    const table = parseTable(tcp6, parseTable(tcp))
-    expect(peerUid(table, { client: { address: "127.0.0.1", port: 0xcfb0 }, server })).toStrictEqual(Option.some(1000))
+    expect(peerUid(tcp, tcp6, { client: { address: "127.0.0.1", port: 0xcfb0 }, server })).toStrictEqual(
+      Option.some(1000)
+    )
+    // Only in the IPv6 table: not found without it.
+    expect(peerUid(tcp, "", { client: { address: "127.0.0.1", port: 0xcfb0 }, server })).toStrictEqual(Option.none())
     // The server's own accepted socket is keyed the other way round: it never vouches for a client.
-    expect(peerUid(table, { client: server, server: { address: "127.0.0.1", port: 0xcfb0 } })).toStrictEqual(
+    expect(peerUid(tcp, tcp6, { client: server, server: { address: "127.0.0.1", port: 0xcfb0 } })).toStrictEqual(
       Option.some(0)
     )
     // TIME_WAIT entries are listed as uid 0 whoever made them: never an owner.
-    expect(peerUid(table, { client: { address: "127.0.0.1", port: 0xcfb1 }, server })).toStrictEqual(Option.none())
-    expect(peerUid(table, { client: { address: "127.0.0.1", port: 1 }, server })).toStrictEqual(Option.none())
+    expect(peerUid(tcp, tcp6, { client: { address: "127.0.0.1", port: 0xcfb1 }, server })).toStrictEqual(Option.none())
+    expect(peerUid(tcp, tcp6, { client: { address: "127.0.0.1", port: 1 }, server })).toStrictEqual(Option.none())
+    expect(ownersIn(tcp, "0100007F:B1CB", "0100007F:CFB0")).toStrictEqual([0])
   })
 
   it("treat one connection listed with two owners as unknown", () => {
     const twice = `${tcp}\n   9: 0100007F:CFB0 0100007F:B1CB 01 0:0 00:0 0 33 0 1 0`
-    const table = parseTable(tcp6, parseTable(twice))
-    expect(peerUid(table, { client: { address: "127.0.0.1", port: 0xcfb0 }, server })).toStrictEqual(Option.none())
+    expect(peerUid(twice, tcp6, { client: { address: "127.0.0.1", port: 0xcfb0 }, server })).toStrictEqual(
+      Option.none()
+    )
   })
 
   it("are required at start: another system, or a table that cannot be read, refuses TCP", async () => {
