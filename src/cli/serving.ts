@@ -13,7 +13,7 @@ import { ExitCode } from "./exit.js"
 import { type Admission, peerAdmission, socketAdmission } from "./listener-trust.js"
 import * as NodeServer from "./node-server.js"
 import { peersProvable, type PeerUnprovable } from "./peer-account.js"
-import { closeSocket, placeWords, prepareSocket, type SocketPlaceUnsafe } from "./socket-place.js"
+import { placeWords, prepareSocket, restrictSocket, type SocketPlaceUnsafe } from "./socket-place.js"
 
 /** Where `buddy serve` listens, as its command line says. */
 export type Place =
@@ -98,7 +98,7 @@ const announce = (accounts: Accounts) =>
     Effect.flatMap(HttpServer.HttpServer, (server) =>
       server.address._tag === "TcpAddress"
         ? Console.error(`buddy serve: listening on http://127.0.0.1:${server.address.port}`)
-        : closeSocket(server.address.path).pipe(
+        : restrictSocket(server.address.path).pipe(
           Effect.catchTag(
             "SocketPlaceUnsafe",
             (error: SocketPlaceUnsafe) => stopWith(1)(placeWords(error, accounts.describe))

@@ -124,7 +124,7 @@ export const prepareSocket = (path: string): Effect.Effect<string, SocketPlaceUn
  * After listening: the socket 0600 and still ours, or the server must not run. The directory kept
  * everyone else away until now; the mode keeps them away should it ever be opened.
  */
-export const closeSocket = (path: string): Effect.Effect<void, SocketPlaceUnsafe> =>
+export const restrictSocket = (path: string): Effect.Effect<void, SocketPlaceUnsafe> =>
   Effect.gen(function*() {
     yield* fsCall(() => fsp.chmod(path, 0o600)).pipe(Effect.mapError(unusable(path)))
     const stats = yield* fsCall(() => fsp.lstat(path)).pipe(Effect.mapError(unusable(path)))

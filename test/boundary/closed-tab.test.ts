@@ -3,38 +3,13 @@
 // Hermes (a late start) and one that disconnects mid-poll. Afterwards the sign-in is still held:
 // the gateway's record shows the next start polling and cancelling exactly that session on Hermes
 // before it starts another.
-import * as fs from "node:fs/promises"
-import { request } from "node:http"
 import * as net from "node:net"
-import * as path from "node:path"
 import { describe, expect, it } from "vitest"
-import { spawnBuddy } from "../cli/support/buddy-process.js"
 import { tempDir } from "../cli/support/cleanup.js"
 import { gatewayProcess, type RemoteGateway } from "../support/gateway-process.js"
+import { LAUNCHPAD, postSameOrigin, serveTcp } from "./support/serve-child.js"
 
-const launchpad = "https://launchpad.example"
-const sameOrigin = `Origin: ${launchpad}\r\nSec-Fetch-Site: same-origin\r\nContent-Type: application/json\r\n`
-
-const post = (port: number, pathname: string, body: string) =>
-  new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const req = request(
-      {
-        host: "127.0.0.1",
-        port,
-        method: "POST",
-        path: pathname,
-        agent: false,
-        headers: { "content-type": "application/json", origin: launchpad, "sec-fetch-site": "same-origin" }
-      },
-      (res) => {
-        let text = ""
-        res.setEncoding("utf8").on("data", (chunk: string) => (text += chunk))
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }))
-      }
-    )
-    req.on("error", reject)
-    req.end(body)
-  })
+const sameOrigin = `Origin: ${LAUNCHPAD}\r\nSec-Fetch-Site: same-origin\r\nContent-Type: application/json\r\n`
 
 /** Sends a request and hangs up once the gateway has received `seen`: a tab closed mid-request. */
 const closedMidway = async (port: number, raw: string, seen: () => Promise<boolean>) => {
@@ -56,28 +31,10 @@ const until = async (ready: () => Promise<boolean>) => {
 const lines = async (gateway: RemoteGateway) =>
   (await gateway.received()).flatMap((entry) => (entry.channel === "http" ? [`${entry.method} ${entry.path}`] : []))
 
-const serveFor = async (gateway: RemoteGateway) => {
-  const dir = await tempDir("buddy-closed-tab-")
-  const config = path.join(dir, "config.json")
-  await fs.writeFile(
-    config,
-    JSON.stringify({
-      hermesHome: gateway.home,
-      launchpadOrigin: launchpad,
-      buddyOrigin: "https://buddy.example",
-      environment: "hosted-personal",
-      locale: "en"
-    })
-  )
-  const serve = spawnBuddy(["serve", "--config", config, "--port", "0"], { env: { XDG_RUNTIME_DIR: dir } })
-  const line = (await serve.stderrWith("listening on")).find((entry) => entry.includes("listening on")) ?? ""
-  return { serve, port: Number(line.slice(line.lastIndexOf(":") + 1)) }
-}
-
 /** The next start finds the held sign-in: it polls and cancels exactly `id` on Hermes, then starts. */
 const nextStartEnds = async (port: number, gateway: RemoteGateway, id: string) => {
   await gateway.clearReceived()
-  const next = await post(port, "/api/buddy/sign-in/start", "{}")
+  const next = await postSameOrigin(port, "/api/buddy/sign-in/start", "{}")
   expect(next.status).toBe(200)
   expect(await lines(gateway)).toStrictEqual([
     `GET /api/providers/oauth/openai-codex/poll/${id}`,
@@ -94,7 +51,9 @@ const nextStartEnds = async (port: number, gateway: RemoteGateway, id: string) =
 describe("a closed tab loses nothing", { timeout: 30_000 }, () => {
   it("a client gone while its start waits on Hermes: the start's session is held, and the next start ends it first", async () => {
     const gateway = await gatewayProcess()
-    const { port, serve } = await serveFor(gateway)
+    const { port, serve } = await serveTcp(gateway.home, {
+      env: { XDG_RUNTIME_DIR: await tempDir("buddy-closed-tab-", 0o700) }
+    })
     await gateway.fault("start", { kind: "late", ms: 600 }, 1)
     await closedMidway(
       port,
@@ -111,8 +70,10 @@ describe("a closed tab loses nothing", { timeout: 30_000 }, () => {
 
   it("a client gone mid-poll: the sign-in stays held and polls pending, and the next start ends it first", async () => {
     const gateway = await gatewayProcess()
-    const { port } = await serveFor(gateway)
-    const started = await post(port, "/api/buddy/sign-in/start", "{}")
+    const { port } = await serveTcp(gateway.home, {
+      env: { XDG_RUNTIME_DIR: await tempDir("buddy-closed-tab-", 0o700) }
+    })
+    const started = await postSameOrigin(port, "/api/buddy/sign-in/start", "{}")
     const { handle } = JSON.parse(started.body) as { readonly handle: string }
     const [first] = await gateway.sessions()
     await gateway.fault("poll", { kind: "late", ms: 600 }, 1)
@@ -122,7 +83,9 @@ describe("a closed tab loses nothing", { timeout: 30_000 }, () => {
       `POST /api/buddy/sign-in/poll HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n${sameOrigin}Content-Length: ${body.length}\r\n\r\n${body}`,
       async () => (await lines(gateway)).some((line) => line.includes("/poll/"))
     )
-    expect(JSON.parse((await post(port, "/api/buddy/sign-in/poll", body)).body)).toMatchObject({ state: "pending" })
+    expect(JSON.parse((await postSameOrigin(port, "/api/buddy/sign-in/poll", body)).body)).toMatchObject({
+      state: "pending"
+    })
     await nextStartEnds(port, gateway, first!.id)
   })
 })

@@ -6,63 +6,23 @@
 // failing in CI).
 import { spawn } from "node:child_process"
 import * as fs from "node:fs/promises"
-import { request } from "node:http"
 import * as path from "node:path"
 import { describe, expect, it } from "vitest"
 import { lockName } from "../../src/services/HolderLock.js"
 import { buddy, spawnBuddy } from "../cli/support/buddy-process.js"
 import { tempDir } from "../cli/support/cleanup.js"
-import { gatewayProcess, type RemoteGateway } from "../support/gateway-process.js"
+import { gatewayProcess } from "../support/gateway-process.js"
+import { postSameOrigin, serveTcp } from "./support/serve-child.js"
 
-const launchpad = "https://launchpad.example"
 const isRoot = process.getuid?.() === 0
 const inCi = process.env["CI"] !== undefined && process.env["CI"] !== ""
 const asRoot = isRoot || inCi ? it : it.skip
 if (!isRoot) console.log("test/boundary/holder-lock: the other-account case needs root (uid 65534 client); skipped")
 
-const post = (port: number, pathname: string, body: string) =>
-  new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const req = request(
-      {
-        host: "127.0.0.1",
-        port,
-        method: "POST",
-        path: pathname,
-        agent: false,
-        headers: { "content-type": "application/json", origin: launchpad, "sec-fetch-site": "same-origin" }
-      },
-      (res) => {
-        let text = ""
-        res.setEncoding("utf8").on("data", (chunk: string) => (text += chunk))
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }))
-      }
-    )
-    req.on("error", reject)
-    req.end(body)
-  })
-
 /** A runtime directory shared by the processes of one test, as one login's processes share theirs. */
 const runtimeFor = async () => {
   const runtime = await tempDir("buddy-lock-runtime-", 0o700)
   return { runtime, env: { XDG_RUNTIME_DIR: runtime } }
-}
-
-const serveOn = async (gateway: RemoteGateway, env: Record<string, string>) => {
-  const dir = await tempDir("buddy-lock-config-")
-  const config = path.join(dir, "config.json")
-  await fs.writeFile(
-    config,
-    JSON.stringify({
-      hermesHome: gateway.home,
-      launchpadOrigin: launchpad,
-      buddyOrigin: "https://buddy.example",
-      environment: "hosted-personal",
-      locale: "en"
-    })
-  )
-  const serve = spawnBuddy(["serve", "--config", config, "--port", "0"], { env })
-  const line = (await serve.stderrWith("listening on")).find((entry) => entry.includes("listening on")) ?? ""
-  return { serve, port: Number(line.slice(line.lastIndexOf(":") + 1)) }
 }
 
 const heldElsewhere = (pid: number | undefined) =>
@@ -75,8 +35,8 @@ describe("one holder per Hermes home across processes", { timeout: 60_000 }, () 
   it("while buddy serve holds a sign-in, the CLI's sign-out and start are blocked naming it, and Hermes hears nothing", async () => {
     const gateway = await gatewayProcess({ signedIn: true })
     const { env, runtime } = await runtimeFor()
-    const { port, serve } = await serveOn(gateway, env)
-    const started = await post(port, "/api/buddy/sign-in/start", "{}")
+    const { port, serve } = await serveTcp(gateway.home, { env })
+    const started = await postSameOrigin(port, "/api/buddy/sign-in/start", "{}")
     expect(started.status).toBe(200)
     const { handle } = JSON.parse(started.body) as { readonly handle: string }
     await gateway.clearReceived()
@@ -103,7 +63,7 @@ describe("one holder per Hermes home across processes", { timeout: 60_000 }, () 
     // The person approves; the holder reads it, lets the lock go, and the terminal's sign-out then runs.
     const [session] = await gateway.sessions()
     expect(await gateway.approve(session!.id)).toBe(true)
-    expect(await post(port, "/api/buddy/sign-in/poll", JSON.stringify({ handle }))).toStrictEqual({
+    expect(await postSameOrigin(port, "/api/buddy/sign-in/poll", JSON.stringify({ handle }))).toStrictEqual({
       status: 200,
       body: "{\"kind\":\"sign-in\",\"state\":\"signed-in\"}"
     })
@@ -122,9 +82,9 @@ describe("one holder per Hermes home across processes", { timeout: 60_000 }, () 
     expect(JSON.parse((await terminal.stdoutLines(1))[0]!)).toMatchObject({ kind: "sign-in", state: "pending" })
     expect(await fs.readFile(await lockFile(runtime, gateway.home), "utf8")).toBe(`${terminal.child.pid}\n`)
 
-    const { port } = await serveOn(gateway, env)
+    const { port } = await serveTcp(gateway.home, { env })
     await gateway.clearReceived()
-    expect(await post(port, "/api/buddy/sign-in/start", "{}")).toStrictEqual({
+    expect(await postSameOrigin(port, "/api/buddy/sign-in/start", "{}")).toStrictEqual({
       status: 409,
       body: "{\"kind\":\"blocked\",\"reason\":\"sign-in-running\"}"
     })
@@ -132,7 +92,7 @@ describe("one holder per Hermes home across processes", { timeout: 60_000 }, () 
 
     terminal.child.kill("SIGKILL")
     await terminal.finished
-    const after = await post(port, "/api/buddy/sign-in/start", "{}")
+    const after = await postSameOrigin(port, "/api/buddy/sign-in/start", "{}")
     expect(after.status).toBe(200)
     // The killed terminal cancelled nothing (C4.9); its session is left to Hermes.
     expect((await gateway.sessions()).map((session) => session.cancelled)).toStrictEqual([false, false])

@@ -13,8 +13,8 @@ import { describe, expect, it } from "vitest"
 import type { FakeGatewayHandle } from "../../fixtures/fake-gateway.js"
 import { BIN, spawnBuddy } from "../cli/support/buddy-process.js"
 import { fakeGateway, tempDir } from "../cli/support/cleanup.js"
+import { LAUNCHPAD, serveConfig, serveTcp } from "./support/serve-child.js"
 
-const launchpad = "https://launchpad.example"
 const nobody = 65534
 const isRoot = process.getuid?.() === 0
 const inCi = process.env["CI"] !== undefined && process.env["CI"] !== ""
@@ -30,7 +30,7 @@ const needRoot = () => {
 }
 
 const startRequest = (host: string) =>
-  `POST /api/buddy/sign-in/start HTTP/1.1\r\nHost: ${host}\r\nOrigin: ${launchpad}\r\nSec-Fetch-Site: same-origin\r\n` +
+  `POST /api/buddy/sign-in/start HTTP/1.1\r\nHost: ${host}\r\nOrigin: ${LAUNCHPAD}\r\nSec-Fetch-Site: same-origin\r\n` +
   `Content-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`
 
 const getRequest = (host: string, target = "/api/buddy") =>
@@ -85,34 +85,13 @@ const staleSocket = (socketPath: string) =>
 const statusOf = (bytes: string) => bytes.split("\r\n")[0] ?? ""
 const bodyOf = (bytes: string) => bytes.slice(bytes.indexOf("\r\n\r\n") + 4)
 
-const configFor = async (home: string, extra: Record<string, unknown> = {}) => {
-  const dir = await tempDir("buddy-trust-config-")
-  const file = path.join(dir, "config.json")
-  await fs.writeFile(
-    file,
-    JSON.stringify({
-      hermesHome: home,
-      launchpadOrigin: launchpad,
-      buddyOrigin: "https://buddy.example",
-      environment: "hosted-personal",
-      locale: "en",
-      ...extra
-    })
-  )
-  return file
-}
-
-const onTcp = async (fake: FakeGatewayHandle, extra: Record<string, unknown> = {}) => {
-  const serve = spawnBuddy(["serve", "--config", await configFor(fake.home, extra), "--port", "0"])
-  const line = (await serve.stderrWith("listening on")).find((entry) => entry.includes("listening on")) ?? ""
-  return { serve, port: Number(line.slice(line.lastIndexOf(":") + 1)) }
-}
+const onTcp = (fake: FakeGatewayHandle, extra: Record<string, unknown> = {}) => serveTcp(fake.home, { extra })
 
 /** The socket's directory is made 0755-safe for the test: buddy makes its own 0700 directory inside. */
 const onSocket = async (fake: FakeGatewayHandle) => {
   const runtime = await tempDir("buddy-trust-runtime-", 0o755)
   const socket = path.join(runtime, "buddy", "serve.sock")
-  const serve = spawnBuddy(["serve", "--config", await configFor(fake.home), "--socket", socket])
+  const serve = spawnBuddy(["serve", "--config", await serveConfig(fake.home), "--socket", socket])
   await serve.stderrWith("listening on")
   return { serve, socket }
 }
@@ -261,7 +240,7 @@ describe("buddy serve answers only under its own name", { timeout: 30_000 }, () 
 describe("buddy serve's socket place", { timeout: 30_000 }, () => {
   const refusedAt = async (socket: string, words: string) => {
     const fake = await fakeGateway()
-    const serve = spawnBuddy(["serve", "--config", await configFor(fake.home), "--socket", socket])
+    const serve = spawnBuddy(["serve", "--config", await serveConfig(fake.home), "--socket", socket])
     const finished = await serve.finished
     expect({ code: finished.code, stderr: finished.stderr, stdout: finished.stdout }).toStrictEqual({
       code: 1,
@@ -350,7 +329,7 @@ describe("buddy serve's socket place", { timeout: 30_000 }, () => {
     // A socket left by a server killed before it could remove it: nothing listens on it.
     await staleSocket(socket)
     expect((await fs.lstat(socket)).isSocket()).toBe(true)
-    const serve = spawnBuddy(["serve", "--config", await configFor(fake.home)], { env: { TMPDIR: tmp } })
+    const serve = spawnBuddy(["serve", "--config", await serveConfig(fake.home)], { env: { TMPDIR: tmp } })
     expect(await serve.stderrWith("listening on")).toContain(`buddy serve: listening on unix:${socket}`)
     expect(bodyOf((await exchange({ path: socket }, getRequest("localhost"))).bytes)).toBe(works)
   })
@@ -358,7 +337,7 @@ describe("buddy serve's socket place", { timeout: 30_000 }, () => {
   it("makes its runtime directory 0700 under $XDG_RUNTIME_DIR, whatever the umask", async () => {
     const runtime = await tempDir("buddy-trust-xdg-", 0o700)
     const fake = await fakeGateway()
-    const serve = spawnBuddy(["serve", "--config", await configFor(fake.home)], {
+    const serve = spawnBuddy(["serve", "--config", await serveConfig(fake.home)], {
       env: { XDG_RUNTIME_DIR: runtime },
       command: ["/bin/sh", "-c", "umask 277; exec \"$0\" \"$@\"", process.execPath, BIN]
     })

@@ -5,7 +5,6 @@
 // the sign-in lock, start and sign-out send nothing to Hermes. Across real processes:
 // test/boundary/holder-lock.test.ts.
 import { describe, expect, it } from "@effect/vitest"
-import type { Context } from "effect"
 import { Effect, Layer, Option, Ref } from "effect"
 import { type FakeGateway, makeFakeGateway } from "../../fixtures/fake-gateway.js"
 import { BuddyConfig } from "../../src/services/BuddyConfig.js"
@@ -15,30 +14,7 @@ import { JournalCapture } from "../../src/services/Journal.js"
 import { buddyServices } from "../../src/services/layers.js"
 import { endingsKept, SignIn } from "../../src/services/SignIn.js"
 import { buddyLayer, testDeadlines } from "../support/buddy.js"
-
-type SignInService = Context.Tag.Service<typeof SignIn>
-type Received = FakeGateway["received"][number]
-
-const httpLines = (fake: FakeGateway) =>
-  fake.received.filter((entry): entry is Extract<Received, { channel: "http" }> => entry.channel === "http").map((
-    entry
-  ) => `${entry.method} ${entry.path.replace(/\/(poll|sessions)\/[^/]+$/, "/$1/<id>")}`)
-
-const START = "POST /api/providers/oauth/openai-codex/start"
-const POLL = "GET /api/providers/oauth/openai-codex/poll/<id>"
-const CANCEL = "DELETE /api/providers/oauth/sessions/<id>"
-const SIGN_OUT = "DELETE /api/providers/oauth/openai-codex"
-
-const withSignIn = <A, E>(
-  use: (fake: FakeGateway, signIn: SignInService) => Effect.Effect<A, E>,
-  options: Parameters<typeof makeFakeGateway>[0] = {}
-) =>
-  Effect.gen(function*() {
-    const fake = yield* makeFakeGateway(options)
-    return yield* Effect.flatMap(SignIn, (signIn) => use(fake, signIn)).pipe(
-      Effect.provide(buddyLayer(fake).pipe(Layer.orDie))
-    )
-  }).pipe(Effect.scoped)
+import { CANCEL, httpLines, POLL, SIGN_OUT, type SignInService, START, withSignIn } from "./support/sign-in.js"
 
 const onlyId = (fake: FakeGateway) => {
   const [session] = fake.sessions()

@@ -4,35 +4,11 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Effect, Exit, Fiber, Layer, Scope, TestClock } from "effect"
 import { type FakeGateway, makeFakeGateway } from "../../fixtures/fake-gateway.js"
-import type { JournalLines } from "../../src/services/Journal.js"
 import { SignIn } from "../../src/services/SignIn.js"
 import { buddyLayer, journalLines, pastDeadlines } from "../support/buddy.js"
+import { CANCEL, httpLines, POLL, SIGN_OUT, type SignInService, START, withSignIn } from "./support/sign-in.js"
 
-type SignInService = Context.Tag.Service<typeof SignIn>
 type Fault = Parameters<FakeGateway["fault"]>[1]
-type Received = FakeGateway["received"][number]
-
-const httpLines = (fake: FakeGateway) =>
-  fake.received.filter((entry): entry is Extract<Received, { channel: "http" }> => entry.channel === "http").map((
-    entry
-  ) => `${entry.method} ${entry.path.replace(/\/(poll|sessions)\/[^/]+$/, "/$1/<id>")}`)
-
-const START = "POST /api/providers/oauth/openai-codex/start"
-const POLL = "GET /api/providers/oauth/openai-codex/poll/<id>"
-const CANCEL = "DELETE /api/providers/oauth/sessions/<id>"
-const SIGN_OUT = "DELETE /api/providers/oauth/openai-codex"
-
-/** A fresh fake gateway and SignIn on it, for one test. */
-const withSignIn = <A, E>(
-  use: (fake: FakeGateway, signIn: SignInService) => Effect.Effect<A, E, JournalLines>,
-  options: Parameters<typeof makeFakeGateway>[0] = {}
-) =>
-  Effect.gen(function*() {
-    const fake = yield* makeFakeGateway(options)
-    return yield* Effect.flatMap(SignIn, (signIn) => use(fake, signIn)).pipe(
-      Effect.provide(buddyLayer(fake).pipe(Layer.orDie))
-    )
-  }).pipe(Effect.scoped)
 
 const refusal = <A>(effect: Effect.Effect<A, { readonly _tag: string; readonly reason: string }>) =>
   Effect.map(Effect.flip(effect), (error) => ({ _tag: error._tag, reason: error.reason }))
