@@ -1,12 +1,14 @@
 // GatewaySocket: C1 (finding the socket) and one C2 exchange: connect, write one JSON line, read
 // one bounded line, close. The connection is always closed (on the first event that settles the
 // exchange, and by the canceller when it is interrupted) and each exchange, path checks included,
-// has one deadline that holds whoever calls it.
+// has one deadline that holds whoever calls it: armed once, heard by each fs call and by the
+// socket itself, so the exchange settles its own I/O when time is up (D25).
 import { Context, Effect, Either, Layer, Schema } from "effect"
 import * as Net from "node:net"
 import { type ControlReply, ControlReplyFromLine, type ControlRequest } from "../schema/control.js"
 import { decodeUtf8 } from "../schema/utf8.js"
 import { BuddyConfig } from "./BuddyConfig.js"
+import { type Deadline, withDeadline } from "./deadline.js"
 import { locate } from "./gateway-path.js"
 import type { GatewayError } from "./GatewayError.js"
 import { gatewayError } from "./GatewayError.js"
@@ -26,10 +28,11 @@ export class GatewaySocket extends Context.Tag("buddy/GatewaySocket")<GatewaySoc
 /**
  * Connects, writes the line once connected, and reads one reply line; the first event settles it
  * and closes the connection. ENOENT or ECONNREFUSED on connect: nobody is listening (C1.4); any
- * other failure, before or after the line is written, is `lost`. One `Effect.async` for the whole
- * exchange: its canceller closes the connection when the deadline interrupts it.
+ * other failure, before or after the line is written, is `lost`; the deadline passing first is
+ * `timeout`. One `Effect.async` for the whole exchange: its canceller closes the connection when
+ * the caller is interrupted.
  */
-const lineExchange = (path: string, line: string, maxLine: number) =>
+const lineExchange = (path: string, line: string, maxLine: number, deadline: Deadline) =>
   Effect.async<Uint8Array, GatewayError>((resume) => {
     const socket = Net.createConnection({ path })
     const read = makeLineReader(maxLine)
@@ -62,6 +65,7 @@ const lineExchange = (path: string, line: string, maxLine: number) =>
     socket.once("end", lost)
     // Stryker disable next-line StringLiteral: see above
     socket.once("close", lost)
+    deadline.onExpire(() => settle(() => Effect.fail(gatewayError("timeout"))))
     return Effect.sync(() => {
       // Stryker disable next-line BooleanLiteral: an interrupted exchange is resumed by nobody; the flag only spares building the error of the close
       settled = true
@@ -78,27 +82,25 @@ const decodeReply = (bytes: Uint8Array): Either.Either<ControlReply, GatewayErro
     Either.mapLeft(() => gatewayError("malformed"))
   )
 
-/** One exchange on an already located socket path. */
+/** One exchange on an already located socket path, ended as `timeout` when `deadline` passes. */
 export const exchangeAt = (
   path: string,
   request: ControlRequest,
-  maxLine: number
+  maxLine: number,
+  deadline: Deadline
 ): Effect.Effect<ControlReply, GatewayError> =>
-  Effect.flatMap(lineExchange(path, `${JSON.stringify(request)}\n`, maxLine), decodeReply)
+  Effect.flatMap(lineExchange(path, `${JSON.stringify(request)}\n`, maxLine, deadline), decodeReply)
 
 export const GatewaySocketLive = Layer.effect(
   GatewaySocket,
   Effect.map(BuddyConfig, (config) =>
     GatewaySocket.of({
       exchange: (request, maxLine) =>
-        locate(config.hermesHome).pipe(
-          Effect.flatMap(({ home, socket }) =>
-            Effect.map(exchangeAt(socket, request, maxLine), (reply) => ({ home, reply }))
-          ),
-          Effect.timeoutFail({ duration: config.deadlines.control, onTimeout: () => gatewayError("timeout") }),
-          // The deadline must hold in whatever region the caller runs: an HttpApp runs uninterruptibly
-          // (effect-guide P15), and a timeout can only end the exchange by interrupting it (D12).
-          Effect.interruptible
-        )
+        withDeadline(config.deadlines.control, (deadline) =>
+          locate(config.hermesHome, deadline).pipe(
+            Effect.flatMap(({ home, socket }) =>
+              Effect.map(exchangeAt(socket, request, maxLine, deadline), (reply) => ({ home, reply }))
+            )
+          ))
     }))
 )

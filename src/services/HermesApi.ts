@@ -20,6 +20,7 @@ import {
 import { decodeUtf8 } from "../schema/utf8.js"
 import { BuddyConfig } from "./BuddyConfig.js"
 import { CallError, type Instance } from "./CallError.js"
+import { withDeadline } from "./deadline.js"
 import { underLimit } from "./ExchangeLimit.js"
 import type { GatewayError } from "./GatewayError.js"
 import { type HttpAnswer, httpExchange, type Method } from "./loopback-http.js"
@@ -151,16 +152,15 @@ export const HermesApiLive = Layer.effect(
       const once = underLimit(
         tickets.mint(endpoint).pipe(
           Effect.flatMap((ticket) =>
-            httpExchange({ origin: endpoint.origin, method, path, ticket, limit: config.limits.answer }).pipe(
-              Effect.mapError((failure) => new CallError({ ...failure, instance })),
-              Effect.timeoutFail({
-                duration: deadline,
-                onTimeout: () => new CallError({ reason: "timeout", instance, mayHaveRun: true })
-              }),
-              // Interruptible by construction, so the deadline cuts the request short (and destroys its
-              // socket) even when the caller runs uninterruptibly, as an HttpApp does (D12).
-              Effect.interruptible
-            )
+            withDeadline(deadline, (armed) =>
+              httpExchange({
+                origin: endpoint.origin,
+                method,
+                path,
+                ticket,
+                limit: config.limits.answer,
+                deadline: armed
+              })).pipe(Effect.mapError((failure) => new CallError({ ...failure, instance })))
           )
         )
       )

@@ -8,6 +8,7 @@ import * as os from "node:os"
 import * as nodePath from "node:path"
 import type { GatewayReason } from "../schema/reasons.js"
 import { decodeUtf8 } from "../schema/utf8.js"
+import { awaitBefore, type Deadline } from "./deadline.js"
 import { type GatewayError, gatewayError } from "./GatewayError.js"
 
 /** Where to dial, and the real home whose profile the tickets are for. */
@@ -23,8 +24,18 @@ export const pointerLimit = 4096
 const errnoOf = (error: unknown): string =>
   Predicate.hasProperty(error, "code") && Predicate.isString(error.code) ? error.code : "EUNKNOWN"
 
-/** A filesystem call whose failure is its errno code, to be mapped to a closed reason by the caller. */
-const fsCall = <A>(run: () => Promise<A>) => Effect.tryPromise({ try: run, catch: errnoOf })
+/** What a wait that passed the exchange's deadline fails with: the code a stalled network filesystem gives too. */
+const timedOut = "ETIMEDOUT"
+
+/**
+ * A filesystem call whose failure is its errno code, to be mapped to a closed reason by the caller
+ * (`failedAs`); waited for no longer than the exchange's deadline, which path checks are part of (C2).
+ */
+const fsCall = <A>(deadline: Deadline, run: () => Promise<A>) => awaitBefore(deadline, run, errnoOf, () => timedOut)
+
+/** The closed reason for a failed fs call: a timeout wherever it happens, `missing` for ENOENT, else `otherwise`. */
+const failedAs = (otherwise: GatewayReason, missing: GatewayReason = otherwise) => (code: string) =>
+  gatewayError(code === timedOut ? "timeout" : code === "ENOENT" ? missing : otherwise)
 
 // Stryker disable next-line OptionalChaining,UnaryOperator: Linux always has getuid; the fallback (no uid owns anything) is for the type
 const uid = () => process.getuid?.() ?? -1
@@ -62,10 +73,10 @@ export const configuredHome = (override: string | undefined) =>
  * C1.1: a symlinked home is followed; the real home must be our directory and not writable by
  * group or others. No home at all means no gateway has ever run here: not running.
  */
-export const realHome = (home: string): Effect.Effect<string, GatewayError> =>
-  fsCall(() => fsp.realpath(home)).pipe(
-    Effect.flatMap((real) => fsCall(() => fsp.lstat(real)).pipe(Effect.map((stats) => ({ real, stats })))),
-    Effect.mapError((code) => gatewayError(code === "ENOENT" ? "not-running" : "unsafe-home")),
+export const realHome = (home: string, deadline: Deadline): Effect.Effect<string, GatewayError> =>
+  fsCall(deadline, () => fsp.realpath(home)).pipe(
+    Effect.flatMap((real) => fsCall(deadline, () => fsp.lstat(real)).pipe(Effect.map((stats) => ({ real, stats })))),
+    Effect.mapError(failedAs("unsafe-home", "not-running")),
     Effect.flatMap(({ real, stats }) =>
       stats.isDirectory() && ownedWithout(stats, 0o022) ? Effect.succeed(real) : refuse("unsafe-home")
     )
@@ -76,31 +87,35 @@ const checkSocket = (stats: Stats) =>
   stats.isSocket() && ownedWithout(stats, 0o077) ? Effect.void : refuse("unsafe-socket")
 
 /** The socket the pointer names: missing means the gateway is gone; anything else must pass C1.2. */
-const pointedSocket = (socket: string) =>
-  fsCall(() => fsp.lstat(socket)).pipe(
-    Effect.mapError((code) => gatewayError(code === "ENOENT" ? "not-running" : "unsafe-socket")),
+const pointedSocket = (socket: string, deadline: Deadline) =>
+  fsCall(deadline, () => fsp.lstat(socket)).pipe(
+    Effect.mapError(failedAs("unsafe-socket", "not-running")),
     Effect.flatMap(checkSocket),
     Effect.as(socket)
   )
 
 /** Reads the pointer file without following a link, bounded, as strict UTF-8. */
-const readPointer = (file: string): Effect.Effect<string, GatewayError | "ENOENT"> =>
+const readPointer = (file: string, deadline: Deadline): Effect.Effect<string, GatewayError> =>
   Effect.acquireUseRelease(
-    fsCall(() => fsp.open(file, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK)).pipe(
-      Effect.mapError((code) => (code === "ENOENT" ? ("ENOENT" as const) : gatewayError("unsafe-pointer")))
+    fsCall(
+      deadline,
+      () => fsp.open(file, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK)
+    ).pipe(
+      // No pointer either: no gateway has said where it listens (C1.4).
+      Effect.mapError(failedAs("unsafe-pointer", "not-running"))
     ),
     (handle) =>
       Effect.gen(function*() {
-        const stats = yield* fsCall(() => handle.stat())
+        const stats = yield* fsCall(deadline, () => handle.stat())
         if (!stats.isFile() || !ownedWithout(stats, 0o077)) return yield* refuse("unsafe-pointer")
         const buffer = Buffer.alloc(pointerLimit + 1)
-        const { bytesRead } = yield* fsCall(() => handle.read(buffer, 0, buffer.length, 0))
+        const { bytesRead } = yield* fsCall(deadline, () => handle.read(buffer, 0, buffer.length, 0))
         if (bytesRead > pointerLimit) return yield* refuse("unsafe-pointer")
         // A byte-order mark survives decoding but not the trim below, as older Hermes read it.
         return yield* Either.mapLeft(decodeUtf8(buffer.subarray(0, bytesRead)), () => gatewayError("unsafe-pointer"))
       }).pipe(
-        // Stryker disable next-line ConditionalExpression,EqualityOperator,StringLiteral: every failure here is unsafe-pointer, the errno codes of stat and read and the refusals alike
-        Effect.mapError((error) => (typeof error === "string" ? gatewayError("unsafe-pointer") : error))
+        // Every errno of stat and read is unsafe-pointer, as the refusals are; a wait past the deadline is a timeout.
+        Effect.mapError((error) => (typeof error === "string" ? failedAs("unsafe-pointer")(error) : error))
       ),
     (handle) => Effect.promise(() => handle.close())
   )
@@ -109,7 +124,7 @@ const readPointer = (file: string): Effect.Effect<string, GatewayError | "ENOENT
  * C1.3: the pointer must name exactly `hermes-gw-<hash of this home>/control.sock`, in a real
  * directory that is ours and closed to others.
  */
-const followPointer = (home: string, text: string) =>
+const followPointer = (home: string, text: string, deadline: Deadline) =>
   Effect.gen(function*() {
     const target = text.trim()
     const directory = nodePath.dirname(target)
@@ -118,31 +133,32 @@ const followPointer = (home: string, text: string) =>
       nodePath.basename(target) === "control.sock" &&
       nodePath.basename(directory) === `hermes-gw-${homeHash(home)}`
     if (!wellFormed) return yield* refuse("unsafe-pointer")
-    const stats = yield* fsCall(() => fsp.lstat(directory)).pipe(
-      Effect.mapError((code) => gatewayError(code === "ENOENT" ? "not-running" : "unsafe-pointer"))
+    const stats = yield* fsCall(deadline, () => fsp.lstat(directory)).pipe(
+      Effect.mapError(failedAs("unsafe-pointer", "not-running"))
     )
     if (!stats.isDirectory() || !ownedWithout(stats, 0o077)) return yield* refuse("unsafe-pointer")
-    return yield* pointedSocket(target)
+    return yield* pointedSocket(target, deadline)
   })
 
 /** C1.2–C1.4 for a real home: the direct socket if it exists (no fallback if it is unsafe), else the pointer. */
-export const locateSocket = (home: string): Effect.Effect<string, GatewayError> => {
+export const locateSocket = (home: string, deadline: Deadline): Effect.Effect<string, GatewayError> => {
   const direct = nodePath.join(home, "gateway.sock")
-  return fsCall(() => fsp.lstat(direct)).pipe(
+  return fsCall(deadline, () => fsp.lstat(direct)).pipe(
     Effect.matchEffect({
       onSuccess: (stats) => Effect.as(checkSocket(stats), direct),
       onFailure: (code) =>
-        code !== "ENOENT" ? refuse("unsafe-socket") : readPointer(nodePath.join(home, "gateway.sock.path")).pipe(
-          Effect.catchIf((error) => error === "ENOENT", () => refuse("not-running")),
-          Effect.flatMap((text) => followPointer(home, text))
-        )
+        code !== "ENOENT"
+          ? Effect.fail(failedAs("unsafe-socket")(code))
+          : readPointer(nodePath.join(home, "gateway.sock.path"), deadline).pipe(
+            Effect.flatMap((text) => followPointer(home, text, deadline))
+          )
     })
   )
 }
 
 /** The whole of C1: the real home and the socket to dial, or the closed reason why not. */
-export const locate = (override: string | undefined): Effect.Effect<Located, GatewayError> =>
+export const locate = (override: string | undefined, deadline: Deadline): Effect.Effect<Located, GatewayError> =>
   configuredHome(override).pipe(
-    Effect.flatMap(realHome),
-    Effect.flatMap((home) => Effect.map(locateSocket(home), (socket) => ({ home, socket })))
+    Effect.flatMap((home) => realHome(home, deadline)),
+    Effect.flatMap((home) => Effect.map(locateSocket(home, deadline), (socket) => ({ home, socket })))
   )

@@ -7,6 +7,7 @@ import * as Http from "node:http"
 import * as Net from "node:net"
 import type { GatewayReason } from "../schema/reasons.js"
 import type { ApiOrigin } from "./api-origin.js"
+import type { Deadline } from "./deadline.js"
 
 export type Method = "GET" | "POST" | "DELETE"
 
@@ -40,6 +41,8 @@ export const httpExchange = (options: {
   readonly path: string
   readonly ticket: Redacted.Redacted<string>
   readonly limit: number
+  /** Passing it ends the exchange as `timeout`, which may have run: the request may have left. */
+  readonly deadline: Deadline
 }): Effect.Effect<HttpAnswer, HttpFailure> =>
   Effect.async<HttpAnswer, HttpFailure>((resume) => {
     let connected = false
@@ -89,6 +92,10 @@ export const httpExchange = (options: {
         settle(Effect.succeed({ status: response.statusCode ?? 0, body: Buffer.concat(parts) }))
         request.destroy()
       })
+    })
+    options.deadline.onExpire(() => {
+      settle(Effect.fail({ reason: "timeout", mayHaveRun: true }))
+      request.destroy()
     })
     request.end()
     return Effect.sync(() => {

@@ -8,6 +8,7 @@ import * as fsp from "node:fs/promises"
 import * as Net from "node:net"
 import * as nodePath from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { noDeadline } from "../../src/services/deadline.js"
 import { homeHash, locateSocket } from "../../src/services/gateway-path.js"
 import { expectClosed, failureOf } from "./support/closed.js"
 import { arbitraryBytes, stringNearMiss, textBytes } from "./support/mutate.js"
@@ -86,7 +87,7 @@ describe("fuzzing the pointer file", () => {
       await fc.assert(
         fc.asyncProperty(bytes, async (written) => {
           await fsp.writeFile(nodePath.join(home, "gateway.sock.path"), written)
-          const exit = await Effect.runPromiseExit(locateSocket(home))
+          const exit = await Effect.runPromiseExit(locateSocket(home, noDeadline))
           expectClosed(exit, ["GatewayError"])
           const text = written.length <= 4096 ? strictUtf8(written) : undefined
           const named = text === undefined ? undefined : strip(text)

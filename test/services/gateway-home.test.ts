@@ -5,6 +5,7 @@ import { ConfigProvider, Effect } from "effect"
 import * as fs from "node:fs/promises"
 import * as os from "node:os"
 import * as path from "node:path"
+import { noDeadline } from "../../src/services/deadline.js"
 import { configuredHome, locate, locateSocket } from "../../src/services/gateway-path.js"
 
 const tempDir = Effect.acquireRelease(
@@ -37,7 +38,7 @@ describe("the home", () => {
       home = path.join(home, "h".repeat(4090 - home.length - 1))
       expect(home).toHaveLength(4090)
       yield* Effect.promise(() => fs.mkdir(home, { recursive: true, mode: 0o700 }))
-      const error = yield* Effect.flip(locateSocket(home))
+      const error = yield* Effect.flip(locateSocket(home, noDeadline))
       expect(error.reason).toBe("unsafe-socket")
     }))
 
@@ -45,7 +46,7 @@ describe("the home", () => {
     Effect.gen(function*() {
       const dir = yield* tempDir
       yield* Effect.promise(() => fs.writeFile(path.join(dir, "file"), "x"))
-      const error = yield* Effect.flip(locate(path.join(dir, "file", "home")))
+      const error = yield* Effect.flip(locate(path.join(dir, "file", "home"), noDeadline))
       expect(error.reason).toBe("unsafe-home")
     }))
 
@@ -54,7 +55,7 @@ describe("the home", () => {
       const dir = yield* tempDir
       yield* Effect.promise(() => fs.symlink(path.join(dir, "b"), path.join(dir, "a")))
       yield* Effect.promise(() => fs.symlink(path.join(dir, "a"), path.join(dir, "b")))
-      const error = yield* Effect.flip(locate(path.join(dir, "a")))
+      const error = yield* Effect.flip(locate(path.join(dir, "a"), noDeadline))
       expect(error.reason).toBe("unsafe-home")
     }))
 })

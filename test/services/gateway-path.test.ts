@@ -8,6 +8,7 @@ import { constants as fsConstants } from "node:fs"
 import * as fsp from "node:fs/promises"
 import * as nodePath from "node:path"
 import type { GatewayReason } from "../../src/schema/reasons.js"
+import { noDeadline } from "../../src/services/deadline.js"
 import {
   configuredHome,
   homeHash,
@@ -131,7 +132,7 @@ describe("C1.1 the home", () => {
     Effect.gen(function*() {
       const { root } = yield* scene()
       const user = yield* makeDir(join(root, "user"))
-      const error = yield* Effect.flip(locate(undefined).pipe(userEnv(user)))
+      const error = yield* Effect.flip(locate(undefined, noDeadline).pipe(userEnv(user)))
       expect(error.reason).toBe("not-running")
       expect(yield* exists(join(user, ".hermes"))).toBe(false)
     }))
@@ -142,8 +143,8 @@ describe("C1.1 the home", () => {
       const link = join(root, "link-home")
       yield* symlink(home, link)
       const peer = yield* listen(join(home, "gateway.sock"))
-      expect(yield* realHome(link)).toBe(home)
-      expect(yield* locate(link)).toStrictEqual({ home, socket: join(home, "gateway.sock") })
+      expect(yield* realHome(link, noDeadline)).toBe(home)
+      expect(yield* locate(link, noDeadline)).toStrictEqual({ home, socket: join(home, "gateway.sock") })
       yield* expectAccepted(link, home, peer)
     }))
 
@@ -227,7 +228,7 @@ describe("C1.2 the direct socket <home>/gateway.sock", () => {
       Effect.gen(function*() {
         const { home } = yield* scene()
         const peer = yield* listen(join(home, "gateway.sock"), undefined, mode)
-        expect(yield* locateSocket(home)).toBe(join(home, "gateway.sock"))
+        expect(yield* locateSocket(home, noDeadline)).toBe(join(home, "gateway.sock"))
         yield* expectAccepted(home, home, peer)
       }))
   }
@@ -306,7 +307,7 @@ describe("C1.3 the pointer <home>/gateway.sock.path", () => {
     Effect.gen(function*() {
       const { root, home } = yield* scene()
       const { peer, socket } = yield* pointerScene(root, home)
-      expect(yield* locateSocket(home)).toBe(socket)
+      expect(yield* locateSocket(home, noDeadline)).toBe(socket)
       yield* expectAccepted(home, home, peer)
     }))
 
@@ -610,7 +611,7 @@ describe("C1.4 not running", () => {
   it.scopedLive("neither gateway.sock nor a pointer means the gateway is not running", () =>
     Effect.gen(function*() {
       const { home } = yield* scene()
-      const error = yield* Effect.flip(locateSocket(home))
+      const error = yield* Effect.flip(locateSocket(home, noDeadline))
       expect(error.reason).toBe("not-running")
       yield* expectRefused(home, "not-running")
       expect(yield* exists(join(home, "gateway.sock"))).toBe(false)
@@ -620,7 +621,7 @@ describe("C1.4 not running", () => {
     Effect.gen(function*() {
       const { home } = yield* scene()
       const stale = yield* staleSocket(join(home, "gateway.sock"))
-      const error = yield* Effect.flip(exchangeAt(stale, identify, 1024))
+      const error = yield* Effect.flip(exchangeAt(stale, identify, 1024, noDeadline))
       expect(error.reason).toBe("not-running")
       yield* expectRefused(home, "not-running")
     }))

@@ -6,6 +6,7 @@ import { Effect, Fiber, Option, Redacted } from "effect"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
 import { parseApiOrigin } from "../../src/services/api-origin.js"
+import { noDeadline } from "../../src/services/deadline.js"
 import { httpExchange } from "../../src/services/loopback-http.js"
 
 const peer = (handler: Http.RequestListener) =>
@@ -27,7 +28,8 @@ const exchangeWith = (server: Http.Server) =>
     method: "GET",
     path: "/api/providers/oauth",
     ticket: Redacted.make("TICKET"),
-    limit: 1024
+    limit: 1024,
+    deadline: noDeadline
   })
 
 describe("an HTTP exchange", () => {
@@ -113,7 +115,8 @@ describe("an HTTP exchange", () => {
           method: "GET",
           path: "/",
           ticket: Redacted.make("TICKET"),
-          limit: 1024
+          limit: 1024,
+          deadline: noDeadline
         })
       )
       expect(error).toStrictEqual({ reason: "not-ready", mayHaveRun: false })
