@@ -16,7 +16,7 @@ import { join } from "node:path"
 import { parseApiOrigin } from "../src/services/api-origin.js"
 import { type Deadline, noDeadline, withDeadline } from "../src/services/deadline.js"
 import { gatewayError } from "../src/services/GatewayError.js"
-import { exchangeAt } from "../src/services/GatewaySocket.js"
+import { exchangeOn } from "../src/services/GatewaySocket.js"
 import { httpExchange } from "../src/services/loopback-http.js"
 import { startStandin } from "./standin.js"
 
@@ -30,7 +30,7 @@ const socket = join(standin.home, "gateway.sock")
 const origin = Option.getOrThrow(parseApiOrigin(standin.origin))
 const ticket = Redacted.make("bench")
 
-const control = (armed: Deadline) => exchangeAt(socket, { protocol: 1, id: 1, verb: "identify" }, 65_536, armed)
+const control = (armed: Deadline) => exchangeOn(socket, { protocol: 1, id: 1, verb: "identify" }, 65_536, armed)
 const api = (armed: Deadline) =>
   httpExchange({ origin, method: "GET", path: "/api/providers/oauth", ticket, limit: 1_048_576, deadline: armed })
 

@@ -9,20 +9,29 @@ import { type ControlReply, ControlReplyFromLine, type ControlRequest } from "..
 import { decodeUtf8 } from "../schema/utf8.js"
 import { BuddyConfig } from "./BuddyConfig.js"
 import { type Deadline, withDeadline } from "./deadline.js"
-import { locate } from "./gateway-path.js"
+import { locate, type Located } from "./gateway-path.js"
 import type { GatewayError } from "./GatewayError.js"
 import { gatewayError } from "./GatewayError.js"
 import { makeLineReader } from "./line-reader.js"
 
 export interface Exchanged {
-  /** The real home the socket was found for: whose profile the gateway must serve. */
-  readonly home: string
+  /** Where C1 found the gateway: the real home (whose profile it must serve) and the socket. */
+  readonly located: Located
   readonly reply: ControlReply
 }
 
 export class GatewaySocket extends Context.Tag("buddy/GatewaySocket")<GatewaySocket, {
-  /** One request, one reply line of at most `maxLine` bytes. */
+  /** C1, then one request and one reply line of at most `maxLine` bytes. */
   readonly exchange: (request: ControlRequest, maxLine: number) => Effect.Effect<Exchanged, GatewayError>
+  /**
+   * One request at the socket an earlier exchange of the same operation found: the mint goes to the
+   * gateway whose identify it is for, with no second C1 walk (D25).
+   */
+  readonly exchangeAt: (
+    located: Located,
+    request: ControlRequest,
+    maxLine: number
+  ) => Effect.Effect<Exchanged, GatewayError>
 }>() {}
 
 /**
@@ -83,7 +92,7 @@ const decodeReply = (bytes: Uint8Array): Either.Either<ControlReply, GatewayErro
   )
 
 /** One exchange on an already located socket path, ended as `timeout` when `deadline` passes. */
-export const exchangeAt = (
+export const exchangeOn = (
   path: string,
   request: ControlRequest,
   maxLine: number,
@@ -98,9 +107,12 @@ export const GatewaySocketLive = Layer.effect(
       exchange: (request, maxLine) =>
         withDeadline(config.deadlines.control, (deadline) =>
           locate(config.hermesHome, deadline).pipe(
-            Effect.flatMap(({ home, socket }) =>
-              Effect.map(exchangeAt(socket, request, maxLine, deadline), (reply) => ({ home, reply }))
+            Effect.flatMap((located) =>
+              Effect.map(exchangeOn(located.socket, request, maxLine, deadline), (reply) => ({ located, reply }))
             )
-          ))
+          )),
+      exchangeAt: (located, request, maxLine) =>
+        withDeadline(config.deadlines.control, (deadline) =>
+          Effect.map(exchangeOn(located.socket, request, maxLine, deadline), (reply) => ({ located, reply })))
     }))
 )

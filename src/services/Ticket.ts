@@ -7,6 +7,7 @@ import { IdentifyResult, OAuthCancelContract, SessionAuthority, TicketResult } f
 import { type ApiOrigin, parseApiOrigin } from "./api-origin.js"
 import { BuddyConfig } from "./BuddyConfig.js"
 import { underLimit } from "./ExchangeLimit.js"
+import type { Located } from "./gateway-path.js"
 import { type GatewayError, gatewayError } from "./GatewayError.js"
 import { GatewaySocket } from "./GatewaySocket.js"
 
@@ -18,6 +19,8 @@ export interface Endpoint {
   readonly state: "ready"
   /** Whether this identify held the cancellation contract (C2). */
   readonly contract: boolean
+  /** Where C1 found the gateway that answered: its ticket is minted there. */
+  readonly located: Located
 }
 
 export class Ticket extends Context.Tag("buddy/Ticket")<Ticket, {
@@ -30,7 +33,10 @@ const decodeIdentity = Schema.decodeUnknownEither(IdentifyResult)
 const decodeTicket = Schema.decodeUnknownEither(TicketResult)
 
 /** C2 identify validation, in order: shape, origin, our profile, readiness; then the contract. */
-export const endpointOf = (home: string, result: Record<string, unknown>): Effect.Effect<Endpoint, GatewayError> =>
+export const endpointOf = (
+  located: Located,
+  result: Record<string, unknown>
+): Effect.Effect<Endpoint, GatewayError> =>
   Effect.gen(function*() {
     const identity = yield* Either.mapLeft(decodeIdentity(result), () => gatewayError("incompatible"))
     const origin = yield* Option.match(parseApiOrigin(identity.api_origin), {
@@ -38,7 +44,7 @@ export const endpointOf = (home: string, result: Record<string, unknown>): Effec
       onSome: Effect.succeed
     })
     // Our home served exactly once: none, or two profiles on it, is not a gateway we can name.
-    const [profile, ...others] = identity.served_profiles.filter((served) => served.home === home)
+    const [profile, ...others] = identity.served_profiles.filter((served) => served.home === located.home)
     if (profile === undefined || others.length > 0) return yield* Effect.fail(gatewayError("incompatible"))
     if (identity.state !== "ready" || !identity.capabilities.includes(SessionAuthority)) {
       return yield* Effect.fail(gatewayError("not-ready"))
@@ -48,7 +54,8 @@ export const endpointOf = (home: string, result: Record<string, unknown>): Effec
       origin,
       profileId: profile.profile_id,
       state: "ready",
-      contract: identity.capabilities.includes(OAuthCancelContract)
+      contract: identity.capabilities.includes(OAuthCancelContract),
+      located
     } satisfies Endpoint
   })
 
@@ -61,9 +68,9 @@ export const TicketLive = Layer.effect(
     const identify = underLimit(
       socket.exchange({ protocol: 1, id: 1, verb: "identify" }, config.limits.identifyLine)
     ).pipe(
-      Effect.flatMap(({ home, reply }) =>
+      Effect.flatMap(({ located, reply }) =>
         // A gateway that refuses identify does not speak our protocol.
-        reply.ok ? endpointOf(home, reply.result) : Effect.fail(gatewayError("incompatible"))
+        reply.ok ? endpointOf(located, reply.result) : Effect.fail(gatewayError("incompatible"))
       )
     )
 
@@ -74,7 +81,9 @@ export const TicketLive = Layer.effect(
           instance_id: endpoint.instanceId,
           purpose: "native-http"
         }
-        const { reply } = yield* socket.exchange(
+        // At the socket the identify found: the ticket comes from the gateway it is for.
+        const { reply } = yield* socket.exchangeAt(
+          endpoint.located,
           { protocol: 1, id: 1, verb: "session-ticket", params },
           config.limits.ticketLine
         )

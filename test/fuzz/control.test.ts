@@ -247,7 +247,7 @@ describe("fuzzing the control socket's decoders", () => {
         seen.add(expected._tag === "fail" ? expected.reason : expected._tag)
         if (Exit.isSuccess(exit)) {
           expect(expected._tag).not.toBe("fail")
-          expect(exit.value.home).toBe(peer.home)
+          expect(exit.value.located.home).toBe(peer.home)
           const reply: unknown = exit.value.reply
           expect(reply).toStrictEqual(
             expected._tag === "ok"

@@ -43,7 +43,8 @@ const connect = async (origin: string) => {
     origin: parsed.value,
     profileId: "default",
     state: "ready",
-    contract: true
+    contract: true,
+    located: { home: "/home/fuzz/.hermes", socket: "/home/fuzz/.hermes/gateway.sock" }
   }
   const tickets = Layer.succeed(
     Ticket,

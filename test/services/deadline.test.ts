@@ -6,7 +6,7 @@ import { Deferred, Duration, Effect, Option, TestClock } from "effect"
 import * as nodePath from "node:path"
 import { awaitBefore, type Deadline, noDeadline, withDeadline } from "../../src/services/deadline.js"
 import { homeHash, locate } from "../../src/services/gateway-path.js"
-import { exchangeAt } from "../../src/services/GatewaySocket.js"
+import { exchangeOn } from "../../src/services/GatewaySocket.js"
 import { realPause } from "../support/buddy.js"
 import { identify, listen, makeDir, tempRoot, writeFile } from "./support/gateway-fixtures.js"
 
@@ -227,7 +227,7 @@ describe("the path checks wait no longer than the exchange's deadline (C2)", () 
   it.scopedLive("a deadline that passes while the socket is connecting or waiting for the reply is a timeout", () =>
     Effect.gen(function*() {
       const { peer, socket } = yield* pointerHome
-      const error = yield* Effect.flip(exchangeAt(socket, identify, 1024, passingAt(1).deadline))
+      const error = yield* Effect.flip(exchangeOn(socket, identify, 1024, passingAt(1).deadline))
       expect(error.reason).toBe("timeout")
       yield* realPause(20)
       expect(peer.bytesReceived()).toBe(0)

@@ -17,7 +17,7 @@ import {
   pointerLimit,
   realHome
 } from "../../src/services/gateway-path.js"
-import { exchangeAt } from "../../src/services/GatewaySocket.js"
+import { exchangeOn } from "../../src/services/GatewaySocket.js"
 import {
   chmod,
   chownToOther,
@@ -82,7 +82,10 @@ const expectRefused = (hermesHome: string | undefined, reason: GatewayReason, ..
 const expectAccepted = (hermesHome: string | undefined, home: string, peer: Peer) =>
   Effect.gen(function*() {
     const exchanged = yield* exchangeFor(hermesHome)
-    expect(exchanged).toStrictEqual({ home, reply: { ok: true, protocol: 1, id: 1, result: {} } })
+    expect(exchanged).toStrictEqual({
+      located: { home, socket: peer.path },
+      reply: { ok: true, protocol: 1, id: 1, result: {} }
+    })
     expect(peer.connections).toHaveLength(1)
     expect(peer.connections[0]?.received().toString("utf8")).toBe(identifyLine)
   })
@@ -621,7 +624,7 @@ describe("C1.4 not running", () => {
     Effect.gen(function*() {
       const { home } = yield* scene()
       const stale = yield* staleSocket(join(home, "gateway.sock"))
-      const error = yield* Effect.flip(exchangeAt(stale, identify, 1024, noDeadline))
+      const error = yield* Effect.flip(exchangeOn(stale, identify, 1024, noDeadline))
       expect(error.reason).toBe("not-running")
       yield* expectRefused(home, "not-running")
     }))

@@ -6,7 +6,7 @@ import * as Net from "node:net"
 import * as nodePath from "node:path"
 import type { ControlRequest } from "../../src/schema/control.js"
 import { noDeadline } from "../../src/services/deadline.js"
-import { exchangeAt } from "../../src/services/GatewaySocket.js"
+import { exchangeOn } from "../../src/services/GatewaySocket.js"
 import { realPause } from "../support/buddy.js"
 import {
   answer,
@@ -86,7 +86,7 @@ describe("C2 the request", () => {
   it.scopedLive("identify is written as exactly one line, byte for byte, and nothing else", () =>
     Effect.gen(function*() {
       const { path, peer } = yield* peerAt(answer(okLine))
-      yield* exchangeAt(path, identify, 1024, noDeadline)
+      yield* exchangeOn(path, identify, 1024, noDeadline)
       const connection = peer.connections[0]
       expect(yield* closesWithin(connection, 1000)).toBe(true)
       expect(connection?.received()).toStrictEqual(Buffer.from(identifyLine, "utf8"))
@@ -102,7 +102,7 @@ describe("C2 the request", () => {
         verb: "session-ticket",
         params: { profile_id: "default", instance_id: "inst-1", purpose: "native-http" }
       }
-      yield* exchangeAt(path, request, 1024, noDeadline)
+      yield* exchangeOn(path, request, 1024, noDeadline)
       const connection = peer.connections[0]
       expect(yield* closesWithin(connection, 1000)).toBe(true)
       expect(connection?.received().toString("utf8")).toBe(
@@ -114,8 +114,8 @@ describe("C2 the request", () => {
   it.scopedLive("each exchange has its own connection: two exchanges, two connections of one line each", () =>
     Effect.gen(function*() {
       const { path, peer } = yield* peerAt(answer(okLine))
-      yield* exchangeAt(path, identify, 1024, noDeadline)
-      yield* exchangeAt(path, identify, 1024, noDeadline)
+      yield* exchangeOn(path, identify, 1024, noDeadline)
+      yield* exchangeOn(path, identify, 1024, noDeadline)
       expect(peer.connections).toHaveLength(2)
       for (const connection of peer.connections) {
         expect(yield* closesWithin(connection, 1000)).toBe(true)
@@ -126,14 +126,14 @@ describe("C2 the request", () => {
   it.scopedLive("the client closes the connection once the reply line is in, even if the peer keeps it open", () =>
     Effect.gen(function*() {
       const { path, peer } = yield* peerAt(answerAndHold(okLine))
-      expect(yield* exchangeAt(path, identify, 1024, noDeadline)).toStrictEqual(success)
+      expect(yield* exchangeOn(path, identify, 1024, noDeadline)).toStrictEqual(success)
       expect(yield* closesWithin(peer.connections[0], 1000)).toBe(true)
     }))
 
   it.scopedLive("through GatewaySocketLive, the connection is closed after the reply too", () =>
     Effect.gen(function*() {
       const { home, peer } = yield* peerAt(answerAndHold(okLine))
-      expect(yield* exchangeFor(home)).toStrictEqual({ home, reply: success })
+      expect(yield* exchangeFor(home)).toStrictEqual({ located: { home, socket: peer.path }, reply: success })
       expect(peer.connections).toHaveLength(1)
       expect(yield* closesWithin(peer.connections[0], 1000)).toBe(true)
     }))
@@ -145,7 +145,7 @@ describe("C2 the reply line", () => {
       const { path } = yield* peerAt(
         answer("{\"ok\":true,\"protocol\":1,\"id\":1,\"result\":{\"kind\":\"hermes-gateway\",\"n\":[1,2]}}\n")
       )
-      expect(yield* exchangeAt(path, identify, 1024, noDeadline)).toStrictEqual({
+      expect(yield* exchangeOn(path, identify, 1024, noDeadline)).toStrictEqual({
         ok: true,
         protocol: 1,
         id: 1,
@@ -157,7 +157,7 @@ describe("C2 the reply line", () => {
     Effect.gen(function*() {
       const line = "{\"ok\":true,\"protocol\":1,\"id\":1,\"result\":{\"name\":\"Büddy 😀 ✓\"}}\n"
       const { path } = yield* peerAt(trickle(Buffer.from(line, "utf8"), 2))
-      expect(yield* exchangeAt(path, identify, 1024, noDeadline)).toStrictEqual({
+      expect(yield* exchangeOn(path, identify, 1024, noDeadline)).toStrictEqual({
         ok: true,
         protocol: 1,
         id: 1,
@@ -172,7 +172,7 @@ describe("C2 the reply line", () => {
         Buffer.from([0xff, 0xfe])
       ])
       const { path } = yield* peerAt(answer(trailing))
-      expect(yield* exchangeAt(path, identify, 1024, noDeadline)).toStrictEqual(success)
+      expect(yield* exchangeOn(path, identify, 1024, noDeadline)).toStrictEqual(success)
     }))
 
   it.scopedLive("a refusal with supported_verbs decodes as a refusal", () =>
@@ -180,7 +180,7 @@ describe("C2 the reply line", () => {
       const { path } = yield* peerAt(
         answer("{\"ok\": false, \"error\": \"x\", \"protocol\": 1, \"id\": 1, \"supported_verbs\": [\"identify\"]}\n")
       )
-      expect(yield* exchangeAt(path, identify, 1024, noDeadline)).toStrictEqual({
+      expect(yield* exchangeOn(path, identify, 1024, noDeadline)).toStrictEqual({
         ok: false,
         error: "x",
         protocol: 1,
@@ -192,7 +192,7 @@ describe("C2 the reply line", () => {
   it.scopedLive("a refusal without supported_verbs decodes as a refusal", () =>
     Effect.gen(function*() {
       const { path } = yield* peerAt(answer("{\"ok\":false,\"protocol\":1,\"id\":1,\"error\":\"unknown profile\"}\n"))
-      expect(yield* exchangeAt(path, identify, 1024, noDeadline)).toStrictEqual({
+      expect(yield* exchangeOn(path, identify, 1024, noDeadline)).toStrictEqual({
         ok: false,
         protocol: 1,
         id: 1,
@@ -210,13 +210,13 @@ describe("C2 the size limit", () => {
       const line = paddedLine(64)
       expect(Buffer.byteLength(line)).toBe(65)
       const { path } = yield* peerAt(answer(line))
-      expect(yield* exchangeAt(path, identify, 64, noDeadline)).toStrictEqual(success)
+      expect(yield* exchangeOn(path, identify, 64, noDeadline)).toStrictEqual(success)
     }))
 
   it.scopedLive("a reply of maxLine + 1 bytes plus the newline is refused too-large", () =>
     Effect.gen(function*() {
       const { path } = yield* peerAt(answer(paddedLine(65)))
-      const error = yield* Effect.flip(exchangeAt(path, identify, 64, noDeadline))
+      const error = yield* Effect.flip(exchangeOn(path, identify, 64, noDeadline))
       expect(error.reason).toBe("too-large")
     }))
 
@@ -226,7 +226,7 @@ describe("C2 the size limit", () => {
       expect(line.length - 1).toBeLessThanOrEqual(64)
       expect(Buffer.byteLength(line) - 1).toBeGreaterThan(64)
       const { path } = yield* peerAt(answer(line))
-      const error = yield* Effect.flip(exchangeAt(path, identify, 64, noDeadline))
+      const error = yield* Effect.flip(exchangeOn(path, identify, 64, noDeadline))
       expect(error.reason).toBe("too-large")
     }))
 
@@ -321,7 +321,7 @@ describe("C2 a gateway that cannot take the connection", () => {
         (sockets) => Effect.sync(() => sockets.forEach((socket) => socket.destroy()))
       )
       expect(fillers).toHaveLength(3)
-      const error = yield* Effect.flip(exchangeAt(path, identify, 1024, noDeadline))
+      const error = yield* Effect.flip(exchangeOn(path, identify, 1024, noDeadline))
       expect(error.reason).toBe("lost")
     }))
 })
@@ -332,7 +332,7 @@ describe("C2 a connection closed before a whole line", () => {
       const { path } = yield* peerAt((connection) => {
         connection.socket.once("data", () => connection.socket.end("{\"ok\":true,\"protocol\":1,\"id\":1"))
       })
-      const error = yield* Effect.flip(exchangeAt(path, identify, 1024, noDeadline))
+      const error = yield* Effect.flip(exchangeOn(path, identify, 1024, noDeadline))
       expect(error.reason).toBe("lost")
     }))
 
@@ -341,14 +341,14 @@ describe("C2 a connection closed before a whole line", () => {
       const { path } = yield* peerAt((connection) => {
         connection.socket.once("data", () => connection.socket.end())
       })
-      const error = yield* Effect.flip(exchangeAt(path, identify, 1024, noDeadline))
+      const error = yield* Effect.flip(exchangeOn(path, identify, 1024, noDeadline))
       expect(error.reason).toBe("lost")
     }))
 
   it.scopedLive("a peer that drops the connection at once: lost", () =>
     Effect.gen(function*() {
       const { path } = yield* peerAt((connection) => connection.socket.destroy())
-      const error = yield* Effect.flip(exchangeAt(path, identify, 1024, noDeadline))
+      const error = yield* Effect.flip(exchangeOn(path, identify, 1024, noDeadline))
       expect(error.reason).toBe("lost")
     }))
 
@@ -409,7 +409,7 @@ describe("C2 a malformed reply", () => {
     it.scopedLive(`${name}: malformed`, () =>
       Effect.gen(function*() {
         const { path } = yield* peerAt(answer(line))
-        const error = yield* Effect.flip(exchangeAt(path, identify, 1024, noDeadline))
+        const error = yield* Effect.flip(exchangeOn(path, identify, 1024, noDeadline))
         expect(error._tag).toBe("GatewayError")
         expect(error.reason).toBe("malformed")
       }))
@@ -422,7 +422,7 @@ describe("C1.4 on connect", () => {
       const root = yield* tempRoot
       const home = yield* makeDir(join(root, "home"))
       const path = join(home, "gateway.sock")
-      const error = yield* Effect.flip(exchangeAt(path, identify, 1024, noDeadline))
+      const error = yield* Effect.flip(exchangeOn(path, identify, 1024, noDeadline))
       expect(error.reason).toBe("not-running")
       expect(yield* exists(path)).toBe(false)
       const viaLive = yield* Effect.flip(exchangeFor(home))

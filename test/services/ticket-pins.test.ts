@@ -49,9 +49,12 @@ const identifyThenMint = (result: Record<string, unknown>) =>
       Effect.sync(() => {
         asked.push(request.verb)
         const reply = request.verb === "identify" ? ok(result) : ticketReply
-        return { home, socket: `${home}/gateway.sock`, reply }
+        return { located: { home, socket: `${home}/gateway.sock` }, reply }
       })
-    const socket = Layer.succeed(GatewaySocket, GatewaySocket.of({ exchange: answer }))
+    const socket = Layer.succeed(
+      GatewaySocket,
+      GatewaySocket.of({ exchange: answer, exchangeAt: (_located, request) => answer(request) })
+    )
     const layer = TicketLive.pipe(Layer.provide(Layer.merge(socket, BuddyConfig.layer({}))))
     const outcome = yield* Effect.gen(function*() {
       const ticket = yield* Ticket

@@ -1,14 +1,19 @@
 // Ticket (C2): identify validation, the contract read exactly, the mint's exact params and echo
 // checks. The control socket is replaced by an in-memory one that records every request.
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Redacted } from "effect"
+import { Effect, Fiber, Layer, Redacted } from "effect"
+import { makeFakeGateway } from "../../fixtures/fake-gateway.js"
 import type { ControlReply, ControlRequest } from "../../src/schema/control.js"
 import { BuddyConfig } from "../../src/services/BuddyConfig.js"
+import type { Located } from "../../src/services/gateway-path.js"
 import type { GatewayError } from "../../src/services/GatewayError.js"
 import { GatewaySocket } from "../../src/services/GatewaySocket.js"
+import { HermesApi } from "../../src/services/HermesApi.js"
 import { Ticket, TicketLive } from "../../src/services/Ticket.js"
+import { buddyLayer, untilReceived } from "../support/buddy.js"
 
 const home = "/home/operator/.hermes"
+const located: Located = { home, socket: `${home}/gateway.sock` }
 const instance = "feed0002000000000000000000000000"
 const contract = "lazurio-oauth-cancel-contract-v1"
 
@@ -43,16 +48,20 @@ const ticketResult = (overrides: Record<string, unknown> = {}) => ({
 
 /** A control socket answering identify and session-ticket with the given replies, recording requests. */
 const fakeSocket = (replies: { identify?: ControlReply; ticket?: ControlReply }) => {
-  const sent: Array<{ request: ControlRequest; maxLine: number }> = []
+  const sent: Array<{ request: ControlRequest; maxLine: number; at?: Located }> = []
+  const answer = (request: ControlRequest, maxLine: number, at?: Located) =>
+    Effect.suspend(() => {
+      sent.push({ request, maxLine, ...(at === undefined ? {} : { at }) })
+      const reply = request.verb === "identify" ? replies.identify : replies.ticket
+      return reply === undefined
+        ? Effect.die(`unexpected ${request.verb}`)
+        : Effect.succeed({ located: at ?? located, reply })
+    })
   const layer = Layer.succeed(
     GatewaySocket,
     GatewaySocket.of({
-      exchange: (request, maxLine) =>
-        Effect.suspend(() => {
-          sent.push({ request, maxLine })
-          const reply = request.verb === "identify" ? replies.identify : replies.ticket
-          return reply === undefined ? Effect.die(`unexpected ${request.verb}`) : Effect.succeed({ home, reply })
-        })
+      exchange: (request, maxLine) => answer(request, maxLine),
+      exchangeAt: (at, request, maxLine) => answer(request, maxLine, at)
     })
   )
   return { sent, layer: TicketLive.pipe(Layer.provide(Layer.merge(layer, BuddyConfig.layer({})))) }
@@ -75,7 +84,8 @@ describe("Ticket.identify", () => {
         origin: { origin: "http://127.0.0.1:35983", address: "127.0.0.1", port: 35983, host: "127.0.0.1:35983" },
         profileId: home,
         state: "ready",
-        contract: true
+        contract: true,
+        located
       })
     }))
 
@@ -254,6 +264,8 @@ describe("Ticket.mint", () => {
         `{"protocol":1,"id":1,"verb":"session-ticket","params":{"profile_id":"${home}","instance_id":"${instance}","purpose":"native-http"}}`
       )
       expect(sent[0]?.maxLine).toBe(64 * 1024)
+      // At the socket the identify found, with no second C1 walk.
+      expect(sent[0]?.at).toStrictEqual(located)
     }))
 
   it.effect("the ticket is redacted when printed or serialized", () =>
@@ -297,5 +309,24 @@ describe("Ticket.mint", () => {
       const long = "A-_z".repeat(64)
       const { ticket } = yield* mintWith(ok(ticketResult({ ticket: long })))
       expect(Redacted.value(ticket)).toBe(long)
+    }))
+})
+
+describe("the ticket comes from the gateway the identify found", () => {
+  // Over real sockets: the first gateway listens behind the pointer; while its identify answer is on
+  // its way a second gateway starts at <home>/gateway.sock, which C1.2 would now find first.
+  it.scopedLive("a gateway that appears between identify and mint is not asked: the mint goes where the identify went", () =>
+    Effect.gen(function*() {
+      const first = yield* makeFakeGateway({ socket: "pointer", signedIn: true })
+      first.fault("identify", { kind: "late", ms: 150 }, 1)
+      const api = yield* HermesApi.pipe(Effect.provide(buddyLayer(first)))
+      const reading = yield* Effect.fork(api.providerCard)
+      yield* untilReceived(first, (entry) => entry.channel === "control", "the identify")
+      const second = yield* makeFakeGateway({ socket: "direct", home: first.home, signedIn: false })
+      const card = yield* Fiber.join(reading)
+      expect(card.value.loggedIn).toBe(true)
+      expect(card.instance.instanceId).toBe(first.instanceId)
+      expect(first.ticketsMinted).toHaveLength(1)
+      expect(second.received).toStrictEqual([])
     }))
 })

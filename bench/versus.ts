@@ -1,0 +1,97 @@
+// `npm run bench:versus -- <rev>`: a candidate against what it replaces, in one run. The services
+// of git revision <rev> (extracted beside a link to our node_modules, so both load the same Effect)
+// and those of the working tree, `HermesApi.providerCard` on each one's real layers, interleaved
+// with the raw client (bench/floor.mjs) against the gateway stand-in in its own process. Rounds in
+// a rotated order; p50 and p90 of each over the raw client's, and CPU (this process, user + system)
+// per read, each the median over rounds. ROUNDS (default 10) and READS (per round and kind,
+// default 150) lengthen or shorten it.
+import { Layer, ManagedRuntime } from "effect"
+import { execFileSync } from "node:child_process"
+import { mkdtempSync, rmSync, symlinkSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import type { BuddyConfig } from "../src/services/BuddyConfig.js"
+import type { HermesApi } from "../src/services/HermesApi.js"
+import type { GatewayLive } from "../src/services/layers.js"
+import { rawRead } from "./floor.mjs"
+import { startStandin } from "./standin.js"
+
+/** What the bench needs of a revision's services; an older revision's have the same shape. */
+interface Services {
+  readonly BuddyConfig: typeof BuddyConfig
+  readonly HermesApi: typeof HermesApi
+  readonly GatewayLive: typeof GatewayLive
+}
+
+const rev = process.argv[2]
+if (rev === undefined) throw new Error("usage: npm run bench:versus -- <git revision>")
+const rounds = Number(process.env.ROUNDS ?? 10)
+const reads = Number(process.env.READS ?? 150)
+const root = fileURLToPath(new URL("../", import.meta.url))
+const before = mkdtempSync(join(tmpdir(), "buddy-versus-"))
+process.on("exit", () => rmSync(before, { recursive: true, force: true }))
+execFileSync("sh", ["-c", `git -C "${root}" archive "${rev}" src fixtures | tar -x -C "${before}"`])
+symlinkSync(join(root, "node_modules"), join(before, "node_modules"))
+
+const load = async (dir: string): Promise<Services> => ({
+  BuddyConfig: (await import(join(dir, "src/services/BuddyConfig.ts"))).BuddyConfig,
+  HermesApi: (await import(join(dir, "src/services/HermesApi.ts"))).HermesApi,
+  GatewayLive: (await import(join(dir, "src/services/layers.ts"))).GatewayLive
+})
+
+const standin = await startStandin()
+process.on("exit", () => standin.close())
+
+const reader = async (services: Services) => {
+  const runtime = ManagedRuntime.make(
+    services.GatewayLive.pipe(Layer.provide(services.BuddyConfig.layer({ hermesHome: standin.home })))
+  )
+  const api = await runtime.runPromise(services.HermesApi)
+  return async () => {
+    const card = await runtime.runPromise(api.providerCard)
+    if (!card.value.loggedIn) throw new Error("the stand-in reads signed in")
+  }
+}
+const kinds: Record<string, () => Promise<unknown>> = {
+  floor: () => rawRead(standin.socket, standin.home),
+  [rev]: await reader(await load(before)),
+  "working tree": await reader(await load(root))
+}
+const names = Object.keys(kinds)
+
+const quantile = (values: ReadonlyArray<number>, q: number) => {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN
+}
+const results = Object.fromEntries(
+  names.map((name) => [name, { p50: [] as Array<number>, p90: [] as Array<number>, cpu: [] as Array<number> }])
+)
+for (let r = -1; r < rounds; r++) {
+  for (let k = 0; k < names.length; k++) {
+    const name = names[(r + 1 + k) % names.length]!
+    const latencies: Array<number> = []
+    const cpu = process.cpuUsage()
+    for (let i = 0; i < reads; i++) {
+      const start = performance.now()
+      await kinds[name]!()
+      latencies.push(performance.now() - start)
+    }
+    const used = process.cpuUsage(cpu)
+    if (r < 0) continue // the first round warms up
+    results[name]!.p50.push(quantile(latencies, 0.5))
+    results[name]!.p90.push(quantile(latencies, 0.9))
+    results[name]!.cpu.push((used.user + used.system) / reads)
+  }
+}
+const figure = (name: string, what: "p50" | "p90" | "cpu") => quantile(results[name]![what], 0.5)
+process.stdout.write("| providerCard | p50 / floor | p90 / floor | CPU µs per read |\n|---|---|---|---|\n")
+for (const name of names) {
+  process.stdout.write(
+    `| ${name} | ${(figure(name, "p50") / figure("floor", "p50")).toFixed(2)}× | ${
+      (figure(name, "p90") / figure("floor", "p90")).toFixed(2)
+    }× | ${figure(name, "cpu").toFixed(0)} |\n`
+  )
+}
+process.stdout.write(`\n${rounds} rounds × ${reads} reads per kind, interleaved; node ${process.version}\n`)
+process.exit(0)
