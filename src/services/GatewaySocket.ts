@@ -35,7 +35,7 @@ export class GatewaySocket extends Context.Tag("buddy/GatewaySocket")<GatewaySoc
 }>() {}
 
 /**
- * Connects, writes the line once connected, and reads one reply line; the first event settles it
+ * Connects, writes the line, and reads one reply line; the first event settles it
  * and closes the connection. ENOENT or ECONNREFUSED on connect: nobody is listening (C1.4); any
  * other failure, before or after the line is written, is `lost`; the deadline passing first is
  * `timeout`. One `Effect.async` for the whole exchange: its canceller closes the connection when
@@ -62,7 +62,9 @@ const lineExchange = (path: string, line: string, maxLine: number, deadline: Dea
       const nobody = error.code === "ENOENT" || error.code === "ECONNREFUSED"
       settle(() => Effect.fail(gatewayError(nobody ? "not-running" : "lost")))
     })
-    socket.once("connect", () => socket.write(line))
+    // Written at once: Node holds it until the connection is made, and sends nothing if it is not
+    // (one event-loop turn less than writing on `connect`, D25.7).
+    socket.write(line)
     socket.on("data", (chunk: Buffer) => {
       const step = read(chunk)
       if (step._tag === "TooLong") settle(() => Effect.fail(gatewayError("too-large")))

@@ -181,7 +181,7 @@ describe("awaitBefore", () => {
     }))
 })
 
-/** A home with no direct socket and a valid pointer to a listening Gen B socket: eight fs calls to find it. */
+/** A home with no direct socket and a valid pointer to a listening Gen B socket: seven fs waits to find it. */
 const pointerHome = Effect.gen(function*() {
   const root = yield* tempRoot
   const home = yield* makeDir(nodePath.join(root, "home"))
@@ -192,21 +192,20 @@ const pointerHome = Effect.gen(function*() {
   return { home, socket, peer }
 })
 
-// realpath and lstat of the home; lstat of gateway.sock; open, stat and read of the pointer; lstat of
-// the gateway's directory and of the socket it names.
+// realpath of the home; lstat of the home and of gateway.sock together; open, stat and read of the
+// pointer; lstat of the gateway's directory and of the socket it names.
 const pathChecks = [
-  "realpath home",
-  "lstat home",
-  "lstat gateway.sock",
-  "open pointer",
-  "stat pointer",
-  "read pointer",
-  "lstat directory",
-  "lstat socket"
+  "realpath of the home",
+  "lstat of the home and gateway.sock",
+  "open of the pointer",
+  "stat of the pointer",
+  "read of the pointer",
+  "lstat of the directory",
+  "lstat of the socket"
 ]
 
 describe("the path checks wait no longer than the exchange's deadline (C2)", () => {
-  it.scopedLive("a deadline that never passes: the socket is found after eight fs calls, each of them listening", () =>
+  it.scopedLive("a deadline that never passes: the socket is found after seven fs waits, each of them listening", () =>
     Effect.gen(function*() {
       const { home, socket } = yield* pointerHome
       const counting = passingAt(0)

@@ -6,7 +6,7 @@ import * as fs from "node:fs/promises"
 import * as os from "node:os"
 import * as path from "node:path"
 import { noDeadline } from "../../src/services/deadline.js"
-import { configuredHome, locate, locateSocket } from "../../src/services/gateway-path.js"
+import { configuredHome, locate } from "../../src/services/gateway-path.js"
 
 const tempDir = Effect.acquireRelease(
   Effect.promise(() => fs.mkdtemp(path.join(os.tmpdir(), "buddy-home-"))),
@@ -38,7 +38,7 @@ describe("the home", () => {
       home = path.join(home, "h".repeat(4090 - home.length - 1))
       expect(home).toHaveLength(4090)
       yield* Effect.promise(() => fs.mkdir(home, { recursive: true, mode: 0o700 }))
-      const error = yield* Effect.flip(locateSocket(home, noDeadline))
+      const error = yield* Effect.flip(locate(home, noDeadline))
       expect(error.reason).toBe("unsafe-socket")
     }))
 

@@ -9,14 +9,7 @@ import * as fsp from "node:fs/promises"
 import * as nodePath from "node:path"
 import type { GatewayReason } from "../../src/schema/reasons.js"
 import { noDeadline } from "../../src/services/deadline.js"
-import {
-  configuredHome,
-  homeHash,
-  locate,
-  locateSocket,
-  pointerLimit,
-  realHome
-} from "../../src/services/gateway-path.js"
+import { configuredHome, homeHash, locate, pointerLimit } from "../../src/services/gateway-path.js"
 import { exchangeOn } from "../../src/services/GatewaySocket.js"
 import {
   chmod,
@@ -146,7 +139,6 @@ describe("C1.1 the home", () => {
       const link = join(root, "link-home")
       yield* symlink(home, link)
       const peer = yield* listen(join(home, "gateway.sock"))
-      expect(yield* realHome(link, noDeadline)).toBe(home)
       expect(yield* locate(link, noDeadline)).toStrictEqual({ home, socket: join(home, "gateway.sock") })
       yield* expectAccepted(link, home, peer)
     }))
@@ -231,7 +223,7 @@ describe("C1.2 the direct socket <home>/gateway.sock", () => {
       Effect.gen(function*() {
         const { home } = yield* scene()
         const peer = yield* listen(join(home, "gateway.sock"), undefined, mode)
-        expect(yield* locateSocket(home, noDeadline)).toBe(join(home, "gateway.sock"))
+        expect((yield* locate(home, noDeadline)).socket).toBe(join(home, "gateway.sock"))
         yield* expectAccepted(home, home, peer)
       }))
   }
@@ -310,7 +302,7 @@ describe("C1.3 the pointer <home>/gateway.sock.path", () => {
     Effect.gen(function*() {
       const { root, home } = yield* scene()
       const { peer, socket } = yield* pointerScene(root, home)
-      expect(yield* locateSocket(home, noDeadline)).toBe(socket)
+      expect((yield* locate(home, noDeadline)).socket).toBe(socket)
       yield* expectAccepted(home, home, peer)
     }))
 
@@ -614,7 +606,7 @@ describe("C1.4 not running", () => {
   it.scopedLive("neither gateway.sock nor a pointer means the gateway is not running", () =>
     Effect.gen(function*() {
       const { home } = yield* scene()
-      const error = yield* Effect.flip(locateSocket(home, noDeadline))
+      const error = yield* Effect.flip(locate(home, noDeadline))
       expect(error.reason).toBe("not-running")
       yield* expectRefused(home, "not-running")
       expect(yield* exists(join(home, "gateway.sock"))).toBe(false)
