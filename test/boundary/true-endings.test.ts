@@ -2,22 +2,10 @@
 // gateway in another process: after the person approves, a cancel answers signed-in and Hermes gets
 // a poll and no cancel (its cancel would answer {ok:true} all the same, fixtures fact 14), and a page
 // that lost its handle reads works and none from one status read, which polled the held sign-in.
-import { request } from "node:http"
 import { describe, expect, it } from "vitest"
 import { tempDir } from "../cli/support/cleanup.js"
 import { gatewayProcess, type RemoteGateway } from "../support/gateway-process.js"
-import { postSameOrigin, serveTcp } from "./support/serve-child.js"
-
-const getStatus = (port: number) =>
-  new Promise<string>((resolve, reject) => {
-    const req = request({ host: "127.0.0.1", port, path: "/api/buddy", agent: false }, (res) => {
-      let text = ""
-      res.setEncoding("utf8").on("data", (chunk: string) => (text += chunk))
-      res.on("end", () => resolve(text))
-    })
-    req.on("error", reject)
-    req.end()
-  })
+import { getStatus, postSameOrigin, serveTcp } from "./support/serve-child.js"
 
 const httpLines = async (gateway: RemoteGateway, id: string) =>
   (await gateway.received()).flatMap((entry) =>

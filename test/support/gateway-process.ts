@@ -42,6 +42,9 @@ export interface RemoteGateway {
   fault(route: FaultRoute, fault: Fault, times?: number): Promise<void>
   clearFaults(): Promise<void>
   clearReceived(): Promise<void>
+  /** The most exchanges (control connections and HTTP requests) ever in flight at once, since the last reset. */
+  maxInFlight(): Promise<number>
+  resetMaxInFlight(): Promise<void>
   expireTickets(): Promise<void>
   setContract(on: boolean): Promise<void>
   setState(state: GatewayState): Promise<void>
@@ -338,6 +341,8 @@ const start = (bundle: string, options: FakeGatewayOptions): Promise<RemoteGatew
       fault: act("fault"),
       clearFaults: act("clearFaults"),
       clearReceived: act("clearReceived"),
+      maxInFlight: get<number>("maxInFlight"),
+      resetMaxInFlight: act("resetMaxInFlight"),
       expireTickets: act("expireTickets"),
       setContract: act("setContract"),
       setState: act("setState"),

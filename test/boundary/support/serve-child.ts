@@ -39,6 +39,18 @@ export const serveTcp = async (
   return { serve, port: Number(line.slice(line.lastIndexOf(":") + 1)) }
 }
 
+/** `GET /api/buddy` on a new connection: the answer's body. */
+export const getStatus = (port: number) =>
+  new Promise<string>((resolve, reject) => {
+    const req = request({ host: "127.0.0.1", port, path: "/api/buddy", agent: false }, (res) => {
+      let text = ""
+      res.setEncoding("utf8").on("data", (chunk: string) => (text += chunk))
+      res.on("end", () => resolve(text))
+    })
+    req.on("error", reject)
+    req.end()
+  })
+
 /** A POST with the two headers a browser sends from the Launchpad's own page (C6 check 3). */
 export const postSameOrigin = (port: number, pathname: string, body: string) =>
   new Promise<{ status: number; body: string }>((resolve, reject) => {
