@@ -1,10 +1,10 @@
 import { fileURLToPath } from "node:url"
 import { defineConfig } from "vitest/config"
 
-/** Inside the repository "buddy" is its own source, as tsconfig.json's paths say (not the built dist/lib). */
+/** Inside the repository "@lazurio/buddy" is its own source, as tsconfig.json's paths say (not the built dist/lib). */
 export const selfReference = [
-  { find: /^buddy$/, replacement: fileURLToPath(new URL("./src/index.ts", import.meta.url)) },
-  { find: /^buddy\/client$/, replacement: fileURLToPath(new URL("./src/client/index.ts", import.meta.url)) }
+  { find: /^@lazurio\/buddy$/, replacement: fileURLToPath(new URL("./src/index.ts", import.meta.url)) },
+  { find: /^@lazurio\/buddy\/client$/, replacement: fileURLToPath(new URL("./src/client/index.ts", import.meta.url)) }
 ]
 
 export default defineConfig({

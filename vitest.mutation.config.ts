@@ -6,7 +6,7 @@ import { defineConfig } from "vitest/config"
 import { selfReference } from "./vitest.config.js"
 
 export default defineConfig({
-  // "buddy" is the (mutated) source, as in `npm test`: without this the examples test ran against
+  // "@lazurio/buddy" is the (mutated) source, as in `npm test`: without this the examples test ran against
   // dist/lib, built at install, so no mutant ever reached it.
   resolve: { alias: selfReference },
   test: {

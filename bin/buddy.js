@@ -4,15 +4,19 @@
 // is newer than the bundle (an edit without a build), it runs the TypeScript source through tsx
 // instead, slower but never stale. docs/decisions.md D9 has the measurements behind this.
 //
-// The bundle is CommonJS, compiled here through `vm.Script` with V8's code cache from
-// dist/buddy.js.cache when that cache was made from exactly these bytes (its first 32 bytes are the
-// bundle's SHA-256): V8 then skips most of the compiling a start otherwise spends (D19). A missing,
-// foreign or rejected cache (another Node) only costs that time back; it is never written here,
-// except for scripts/build.js, which asks for it with BUDDY_WRITE_CODE_CACHE=1.
+// The bundle is CommonJS, compiled here through `vm.Script` with V8's code cache when that cache was
+// made from exactly these bytes (its first 32 bytes are the bundle's SHA-256): V8 then skips most of
+// the compiling a start otherwise spends (D19). In a clone the cache is dist/buddy.js.cache, which
+// scripts/build.js asks for with BUDDY_WRITE_CODE_CACHE=1. An installed package ships none (it
+// would be for the Node that packed it): its first run writes one for this bundle and this Node into
+// the user's cache directory, `$XDG_CACHE_HOME/buddy` or `~/.cache/buddy`, which must be ours and
+// closed to others' writes, as must the file (D26). A missing, foreign or rejected cache only costs
+// the compiling back.
 import { createHash } from "node:crypto"
-import { readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs"
+import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
-import { dirname } from "node:path"
+import { homedir } from "node:os"
+import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { constants as vmConstants, Script } from "node:vm"
 
@@ -43,13 +47,32 @@ const cacheFor = (file, digest) => {
   return cache.subarray(0, 32).equals(digest) ? cache.subarray(32) : undefined
 }
 
+/** Ours, and nobody else may write it: what may hand V8 a cache to load. */
+const ours = (path, isDirectory) => {
+  const stats = lstatSync(path, { throwIfNoEntry: false })
+  return stats !== undefined && stats.uid === process.getuid() && (stats.mode & 0o022) === 0 &&
+    (isDirectory ? stats.isDirectory() : stats.isFile())
+}
+
+/** Where an installed package keeps the cache of this bundle for this Node, if it may. */
+const userCache = (digest) => {
+  const base = process.env.XDG_CACHE_HOME?.startsWith("/") ? process.env.XDG_CACHE_HOME : join(homedir(), ".cache")
+  const directory = join(base, "buddy")
+  const file = join(directory, `buddy-${digest.toString("hex").slice(0, 16)}-${process.version}-${process.arch}.cache`)
+  return { directory, file }
+}
+
 const runBundle = () => {
   const filename = fileURLToPath(bundle)
   const bytes = readFileSync(filename)
   const digest = createHash("sha256").update(bytes).digest()
+  const built = `${filename}.cache`
+  const inClone = statSync(built, { throwIfNoEntry: false }) !== undefined || process.env.BUDDY_WRITE_CODE_CACHE === "1"
+  const user = inClone ? undefined : userCache(digest)
   let cachedData
   try {
-    cachedData = cacheFor(`${filename}.cache`, digest)
+    if (inClone) cachedData = cacheFor(built, digest)
+    else if (ours(user.directory, true) && ours(user.file, false)) cachedData = cacheFor(user.file, digest)
   } catch {
     // No cache: compile as it loads.
   }
@@ -61,9 +84,22 @@ const runBundle = () => {
   if (process.env.BUDDY_WRITE_CODE_CACHE === "1") {
     // After the run, so the cache holds every function the run compiled, not only the top level.
     process.once("exit", () => {
-      const partial = `${filename}.cache.${process.pid}.tmp`
+      const partial = `${built}.${process.pid}.tmp`
       writeFileSync(partial, Buffer.concat([digest, script.createCachedData()]))
-      renameSync(partial, `${filename}.cache`)
+      renameSync(partial, built)
+    })
+  } else if (user !== undefined && cachedData === undefined) {
+    // The first run of this bundle on this Node: the cache for the next ones, written whole or not at all.
+    process.once("exit", () => {
+      try {
+        mkdirSync(user.directory, { recursive: true, mode: 0o700 })
+        if (!ours(user.directory, true)) return
+        const partial = `${user.file}.${process.pid}.tmp`
+        writeFileSync(partial, Buffer.concat([digest, script.createCachedData()]), { mode: 0o600, flag: "wx" })
+        renameSync(partial, user.file)
+      } catch {
+        // A cache that cannot be written costs the next start its compiling, nothing else.
+      }
     })
   }
   const loaded = { exports: {} }

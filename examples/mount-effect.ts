@@ -1,7 +1,7 @@
 // Mounting buddy's routes in another @effect/platform server (the README's first example).
 import { HttpRouter, HttpServer, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { type BuddyConfigShape, BuddyHttpApp, BuddyLive } from "buddy"
+import { type BuddyConfigShape, BuddyHttpApp, BuddyLive } from "@lazurio/buddy"
 import { Effect, Layer } from "effect"
 import { createServer } from "node:http"
 

@@ -2,7 +2,7 @@
 // example): the router cuts the prefix off and the app answers under it, wherever it is.
 import { HttpRouter, HttpServer, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { type BuddyConfigShape, BuddyHttpApp, BuddyLive } from "buddy"
+import { type BuddyConfigShape, BuddyHttpApp, BuddyLive } from "@lazurio/buddy"
 import { Effect, Layer } from "effect"
 import { createServer } from "node:http"
 

@@ -12,7 +12,7 @@
 import { build } from "esbuild"
 import { spawnSync } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
-import { rename } from "node:fs/promises"
+import { copyFile, rename } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -34,6 +34,21 @@ await build({
   logLevel: "warning"
 })
 await rename(partial, target)
+
+// The simulator for a package user (bin/buddy-simulator.js): one ESM file, with the recorded
+// answers it reads beside it (fixtures/hermes/templates.ts finds them next to itself).
+await build({
+  absWorkingDir: root,
+  entryPoints: ["fixtures/simulator.ts"],
+  outfile: `${root}dist/simulator.js`,
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  target: "node20",
+  minify: true,
+  logLevel: "warning"
+})
+await copyFile(`${root}fixtures/hermes/recorded.json`, `${root}dist/recorded.json`)
 
 // A failed cache run leaves no cache: the bundle then simply compiles as it loads.
 const nowhere = mkdtempSync(join(tmpdir(), "buddy-build-"))

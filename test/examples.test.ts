@@ -219,6 +219,17 @@ describe("the plain node:http example: makeHandler", () => {
       const fake = yield* makeFakeGateway()
       yield* driveAbsent(yield* serveNode(configFor(fake.home, "local")), fake, "/api/buddy")
     }))
+
+  it.scopedLive("leaves the Launchpad's own paths that only begin like buddy's to the Launchpad", () =>
+    Effect.gen(function*() {
+      const fake = yield* makeFakeGateway()
+      const send = yield* serveNode(configFor(fake.home))
+      for (const path of ["/api/buddyx", "/api/buddy-admin", "/api/buddy.json"]) {
+        expect(yield* send("GET", path)).toMatchObject({ status: 200, body: "the Launchpad" })
+      }
+      expect((yield* send("GET", "/api/buddy?x=1")).body).toContain("\"kind\":\"buddy\"")
+      expect(fake.received.filter((entry) => entry.channel === "http")).toHaveLength(1)
+    }))
 })
 
 describe("the web handler", () => {

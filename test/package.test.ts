@@ -1,11 +1,24 @@
-// buddy as a package a Launchpad installs (D20): built from the current source into a copy of
-// the package, packed with `npm pack`, installed from the tarball into a scratch project (its
-// dependencies from this machine's npm cache), then imported from plain Node and type-checked by
-// tsc in that project. The public surface is exactly the one listed below; internals stay inside;
-// `buddy/client` bundles for a browser without a Node import.
+// buddy as a package a Launchpad installs (D20, D26): built from the current source into a copy of
+// the package, packed with `npm pack`, installed from the tarball into a scratch project (its peers
+// from the npm registry or this machine's npm cache), then imported from plain Node and type-checked
+// by tsc in that project. The public surface is exactly the one listed below; internals stay inside;
+// `@lazurio/buddy/client` bundles for a browser without a Node import. A second project installs it
+// next to the oldest `effect` and `@effect/platform` its peer ranges name: one copy of each in the
+// tree, and the mount example it ships type-checks and runs there.
 import { build } from "esbuild"
 import { execFile } from "node:child_process"
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
+import {
+  chmodSync,
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync
+} from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { promisify } from "node:util"
@@ -15,7 +28,7 @@ const run = promisify(execFile)
 const root = path.resolve(import.meta.dirname, "..")
 const tsc = path.join(root, "node_modules/typescript/bin/tsc")
 
-/** What `import("buddy")` gives, name by name: the deliberate surface of src/index.ts. */
+/** What `import("@lazurio/buddy")` gives, name by name: the deliberate surface of src/index.ts. */
 const publicSurface = [
   "BlockedAnswer",
   "Blocked",
@@ -69,9 +82,33 @@ const publicSurface = [
 
 let temp = ""
 let app = ""
+let tarball = ""
 
-const inApp = (file: string, args: ReadonlyArray<string>) =>
-  run(file, [...args], { cwd: app, env: { ...process.env, npm_config_update_notifier: "false" } })
+const inDir = (cwd: string) => (file: string, args: ReadonlyArray<string>) =>
+  run(file, [...args], { cwd, env: { ...process.env, npm_config_update_notifier: "false" } })
+const inApp = (file: string, args: ReadonlyArray<string>) => inDir(app)(file, args)
+
+/** A scratch Launchpad project with the tarball and `extra` installed. */
+const launchpad = async (name: string, extra: ReadonlyArray<string>) => {
+  const dir = path.join(temp, name)
+  mkdirSync(dir)
+  writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "launchpad", private: true, type: "module" }))
+  await inDir(dir)("npm", [
+    "install",
+    "--no-audit",
+    "--no-fund",
+    "--prefer-offline",
+    tarball,
+    "@types/node@20",
+    ...extra
+  ])
+  return dir
+}
+
+/** Every installed copy of a package in a project's tree, by the package.json each has. */
+const copiesOf = (dir: string, name: string) =>
+  readdirSync(path.join(dir, "node_modules"), { recursive: true, encoding: "utf8" })
+    .filter((file) => file === `${name}/package.json` || file.endsWith(`/node_modules/${name}/package.json`))
 
 beforeAll(async () => {
   temp = mkdtempSync(path.join(os.tmpdir(), "buddy-package-"))
@@ -79,26 +116,31 @@ beforeAll(async () => {
   // (the repository's dist/lib is left alone: other tests import it meanwhile).
   const pkg = path.join(temp, "pkg")
   mkdirSync(path.join(pkg, "dist"), { recursive: true })
-  for (const entry of ["package.json", "README.md", "tsconfig.json", "tsconfig.build.json", "bin", "src"]) {
+  for (
+    const entry of [
+      "package.json",
+      "README.md",
+      "tsconfig.json",
+      "tsconfig.build.json",
+      "bin",
+      "src",
+      "docs",
+      "examples"
+    ]
+  ) {
     cpSync(path.join(root, entry), path.join(pkg, entry), { recursive: true })
   }
-  cpSync(path.join(root, "dist/buddy.js"), path.join(pkg, "dist/buddy.js"))
+  // What scripts/build.js made (the test run's global setup ran it); its code cache is not shipped.
+  for (const file of ["buddy.js", "buddy.js.cache", "simulator.js", "recorded.json"]) {
+    cpSync(path.join(root, "dist", file), path.join(pkg, "dist", file))
+  }
   symlinkSync(path.join(root, "node_modules"), path.join(pkg, "node_modules"))
   await run(process.execPath, [tsc, "-p", "tsconfig.build.json"], { cwd: pkg })
   const packed = await run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", temp], { cwd: pkg })
   const [{ filename }] = JSON.parse(packed.stdout) as [{ readonly filename: string }]
-
-  app = path.join(temp, "app")
-  mkdirSync(app)
-  writeFileSync(path.join(app, "package.json"), JSON.stringify({ name: "launchpad", private: true, type: "module" }))
-  await inApp("npm", [
-    "install",
-    "--no-audit",
-    "--no-fund",
-    "--prefer-offline",
-    path.join(temp, filename),
-    "@types/node@20"
-  ])
+  tarball = path.join(temp, filename)
+  // Its peers as npm chooses them: the newest versions their ranges allow.
+  app = await launchpad("app", [])
 }, 240_000)
 
 afterAll(() => {
@@ -106,8 +148,8 @@ afterAll(() => {
 })
 
 describe("the packed package", () => {
-  it("ships the built library, its types, the executable and its bundle; no source, no tests", () => {
-    const installed = path.join(app, "node_modules/buddy")
+  it("ships the built library, its types, the executables, the guides and examples; no source, no tests, no code cache", () => {
+    const installed = path.join(app, "node_modules/@lazurio/buddy")
     const files = readdirSync(installed, { recursive: true, encoding: "utf8" })
     for (const file of ["dist/lib/index.js", "dist/lib/index.d.ts", "dist/lib/client/index.js"]) {
       expect(files).toContain(file)
@@ -115,7 +157,69 @@ describe("the packed package", () => {
     for (const file of ["dist/lib/client/index.d.ts", "dist/buddy.js", "bin/buddy.js", "package.json"]) {
       expect(files).toContain(file)
     }
-    expect(files.filter((file) => /^(src|test|fixtures|examples|scripts|bench)\//.test(file))).toStrictEqual([])
+    for (const file of ["bin/buddy-simulator.js", "dist/simulator.js", "dist/recorded.json"]) {
+      expect(files).toContain(file)
+    }
+    // Every guide and example the README points to ships with it.
+    const readme = readFileSync(path.join(installed, "README.md"), "utf8")
+    const named = [
+      ...new Set([...readme.matchAll(/\b((?:docs|examples)\/[\w.-]+\.(?:md|ts))\b/g)].map((match) => match[1]!))
+    ]
+    expect(named).toEqual(
+      expect.arrayContaining(["docs/http-api.md", "docs/operator-guide.md", "examples/mount-effect.ts"])
+    )
+    expect(named.filter((file) => !files.includes(file))).toStrictEqual([])
+    expect(files.filter((file) => /^(src|test|fixtures|scripts|bench)\//.test(file))).toStrictEqual([])
+    expect(files.filter((file) => file.endsWith(".cache"))).toStrictEqual([])
+  })
+
+  it("installs only what the library imports: no CLI packages, no native builds (the CLI is one bundle)", () => {
+    const installed = JSON.parse(readFileSync(path.join(app, "node_modules/@lazurio/buddy/package.json"), "utf8")) as {
+      readonly dependencies?: Record<string, string>
+      readonly peerDependencies?: Record<string, string>
+    }
+    expect(installed.dependencies).toBeUndefined()
+    expect(Object.keys(installed.peerDependencies ?? {}).toSorted()).toStrictEqual(["@effect/platform", "effect"])
+    // (@effect/platform's own dependencies, msgpackr among them, are the peer's, not ours.)
+    for (const absent of ["@effect/cli", "@effect/platform-node", "@parcel/watcher"]) {
+      expect(copiesOf(app, absent)).toStrictEqual([])
+    }
+    expect(copiesOf(app, "effect")).toHaveLength(1)
+  })
+
+  it("writes its code cache on the first run, for this Node, into the user's own cache directory only", async () => {
+    const buddy = path.join(app, "node_modules/.bin/buddy")
+    const cacheHome = path.join(temp, "cache")
+    const env = { ...process.env, XDG_CACHE_HOME: cacheHome }
+    await run(process.execPath, [buddy, "--version"], { cwd: app, env })
+    const written = readdirSync(path.join(cacheHome, "buddy"))
+    expect(written).toHaveLength(1)
+    expect(written[0]).toMatch(
+      new RegExp(`^buddy-[0-9a-f]{16}-${process.version.replaceAll(".", "\\.")}-${process.arch}\\.cache$`)
+    )
+    const file = path.join(cacheHome, "buddy", written[0]!)
+    expect(statSync(file).mode & 0o777).toBe(0o600)
+    expect(statSync(path.join(cacheHome, "buddy")).mode & 0o777).toBe(0o700)
+    const first = statSync(file).mtimeMs
+    await run(process.execPath, [buddy, "--version"], { cwd: app, env })
+    expect(statSync(file).mtimeMs).toBe(first) // used, not written again
+
+    // A cache directory others may write is neither read nor written.
+    const open = path.join(temp, "open-cache")
+    mkdirSync(path.join(open, "buddy"), { recursive: true })
+    chmodSync(path.join(open, "buddy"), 0o777)
+    const { stdout } = await run(process.execPath, [buddy, "--version"], {
+      cwd: app,
+      env: { ...process.env, XDG_CACHE_HOME: open }
+    })
+    expect(stdout.trim()).not.toBe("")
+    expect(readdirSync(path.join(open, "buddy"))).toStrictEqual([])
+  })
+
+  it("installs the simulator a package user tries buddy with: --help says how", async () => {
+    const { stdout } = await inApp(process.execPath, [path.join(app, "node_modules/.bin/buddy-simulator"), "--help"])
+    expect(stdout).toContain("usage: buddy-simulator --home DIR")
+    expect(stdout).toContain("HERMES_HOME=DIR buddy status")
   })
 
   it("installs an executable that runs its bundle (no source shipped, no tsx needed)", async () => {
@@ -128,14 +232,14 @@ describe("the packed package", () => {
 
   it("imports from plain Node: exactly the public surface, and the app answers a web Request", async () => {
     const script = `
-      const buddy = await import("buddy")
-      const client = await import("buddy/client")
+      const buddy = await import("@lazurio/buddy")
+      const client = await import("@lazurio/buddy/client")
       const { dispose, handler } = buddy.makeBuddyWebHandler(buddy.BuddyConfig.make({ environment: "local" }))
       const answer = await handler(new Request("http://127.0.0.1/api/buddy"))
       const body = await answer.text()
       await dispose()
       let internal = "exported"
-      await import("buddy/dist/lib/services/GatewaySocket.js").catch((error) => (internal = error.code))
+      await import("@lazurio/buddy/dist/lib/services/GatewaySocket.js").catch((error) => (internal = error.code))
       console.log(JSON.stringify({
         names: Object.keys(buddy).sort(),
         client: Object.keys(client).sort(),
@@ -186,8 +290,8 @@ import {
   makeBuddyWebHandler,
   openApiDocument,
   refusals
-} from "buddy"
-import { makeBuddyClient, type PollResult, type StatusResult } from "buddy/client"
+} from "@lazurio/buddy"
+import { makeBuddyClient, type PollResult, type StatusResult } from "@lazurio/buddy/client"
 import { Schema } from "effect"
 
 const config: BuddyConfigShape = BuddyConfig.make({
@@ -232,8 +336,8 @@ BuddyConfig.make({ environment: "workstation" })
     expect(checked).toBe("clean")
   }, 60_000)
 
-  it("buddy/client bundles for a browser with no Node import", async () => {
-    writeFileSync(path.join(app, "page.js"), "export { makeBuddyClient } from \"buddy/client\"\n")
+  it("@lazurio/buddy/client bundles for a browser with no Node import", async () => {
+    writeFileSync(path.join(app, "page.js"), "export { makeBuddyClient } from \"@lazurio/buddy/client\"\n")
     const bundled = await build({
       absWorkingDir: app,
       entryPoints: ["page.js"],
@@ -248,4 +352,52 @@ BuddyConfig.make({ environment: "workstation" })
     expect(code.length).toBeGreaterThan(0)
     expect(code).not.toMatch(/["']node:/)
   }, 30_000)
+})
+
+describe("next to the oldest effect and @effect/platform its peer ranges name", () => {
+  let oldest = ""
+  beforeAll(async () => {
+    oldest = await launchpad("oldest", ["effect@3.21.5", "@effect/platform@0.96.3", "@effect/platform-node@0.107.0"])
+  }, 240_000)
+
+  it(
+    "one copy of effect and of @effect/platform in the tree, and the shipped mount example type-checks and serves",
+    async () => {
+      expect(copiesOf(oldest, "effect")).toStrictEqual(["effect/package.json"])
+      expect(copiesOf(oldest, "@effect/platform")).toStrictEqual(["@effect/platform/package.json"])
+      cpSync(path.join(oldest, "node_modules/@lazurio/buddy/examples/mount-effect.ts"), path.join(oldest, "mount.ts"))
+      writeFileSync(
+        path.join(oldest, "tsconfig.json"),
+        JSON.stringify({
+          compilerOptions: {
+            target: "ES2022",
+            lib: ["ES2023"],
+            module: "NodeNext",
+            moduleResolution: "NodeNext",
+            strict: true,
+            exactOptionalPropertyTypes: true,
+            noEmit: true,
+            skipLibCheck: true,
+            types: ["node"]
+          },
+          files: ["mount.ts"]
+        })
+      )
+      const checked = await inDir(oldest)(process.execPath, [tsc, "-p", "tsconfig.json"]).then(
+        () => "clean",
+        (error: { readonly stdout: string }) => error.stdout
+      )
+      expect(checked).toBe("clean")
+      const script = `
+      const buddy = await import("@lazurio/buddy")
+      const { dispose, handler } = buddy.makeBuddyWebHandler(buddy.BuddyConfig.make({ environment: "local" }))
+      const answer = await handler(new Request("http://127.0.0.1/api/buddy"))
+      console.log(JSON.stringify([answer.status, await answer.text()]))
+      await dispose()
+    `
+      const { stdout } = await inDir(oldest)(process.execPath, ["--input-type=module", "-e", script])
+      expect(JSON.parse(stdout)).toStrictEqual([404, "{\"error\":\"buddy-absent\"}"])
+    },
+    60_000
+  )
 })

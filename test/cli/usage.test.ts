@@ -22,7 +22,7 @@ const usageOf = {
 describe("the buddy command line", { timeout: 60_000 }, () => {
   it("is the package's bin, so `npx buddy` runs it from a clone", async () => {
     const pkg = JSON.parse(fs.readFileSync(`${REPO}package.json`, "utf8")) as { bin: unknown; version: string }
-    expect(pkg.bin).toStrictEqual({ buddy: "bin/buddy.js" })
+    expect(pkg.bin).toStrictEqual({ buddy: "bin/buddy.js", "buddy-simulator": "bin/buddy-simulator.js" })
     expect(buddyVersion).toBe(pkg.version)
     const ran = await buddy(["--version"], { command: ["npx", "--no", "--", "buddy"] })
     expect(ran).toMatchObject({ code: 0, stderr: [] })
