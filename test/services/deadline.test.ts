@@ -3,6 +3,7 @@
 // the path checks, so an exchange ends as `timeout` wherever it waits.
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Duration, Effect, Option, TestClock } from "effect"
+import { renameSync, rmSync, writeFileSync } from "node:fs"
 import * as nodePath from "node:path"
 import { awaitBefore, type Deadline, noDeadline, withDeadline } from "../../src/services/deadline.js"
 import { homeHash, locate } from "../../src/services/gateway-path.js"
@@ -230,5 +231,55 @@ describe("the path checks wait no longer than the exchange's deadline (C2)", () 
       expect(error.reason).toBe("timeout")
       yield* realPause(20)
       expect(peer.bytesReceived()).toBe(0)
+    }))
+})
+
+describe("a deadline that passes with nobody listening", () => {
+  it.live("is nothing: the exchange was between waits, and the next wait hears it at once", () =>
+    withDeadline("5 millis", (deadline) =>
+      Effect.gen(function*() {
+        yield* realPause(40)
+        const { expire, heard } = yield* listener
+        deadline.onExpire(expire)
+        expect(yield* Deferred.isDone(heard)).toBe(true)
+      })))
+})
+
+/**
+ * A deadline that never passes but runs `change` as the `n`th wait begins, before its fs call is
+ * made: the path changes between two checks, as another process could make it.
+ */
+const changingAt = (n: number, change: () => void): Deadline => {
+  let listened = 0
+  return {
+    onExpire: () => {
+      listened += 1
+      if (listened === n) change()
+    }
+  }
+}
+
+describe("a home that changes between its realpath and its lstat", () => {
+  it.scopedLive("gone: not running", () =>
+    Effect.gen(function*() {
+      const { home } = yield* pointerHome
+      const error = yield* Effect.flip(locate(home, changingAt(2, () => rmSync(home, { recursive: true }))))
+      expect(error.reason).toBe("not-running")
+    }))
+
+  it.scopedLive("its parent replaced by a file: unsafe-home", () =>
+    Effect.gen(function*() {
+      const { home } = yield* pointerHome
+      const parent = nodePath.dirname(home)
+      const error = yield* Effect.flip(locate(
+        home,
+        changingAt(2, () => {
+          renameSync(parent, `${parent}.moved`)
+          writeFileSync(parent, "not a directory")
+        })
+      ))
+      expect(error.reason).toBe("unsafe-home")
+      rmSync(parent)
+      renameSync(`${parent}.moved`, parent)
     }))
 })
