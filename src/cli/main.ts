@@ -2,10 +2,12 @@
 // SIGTERM or SIGHUP by interrupting it, after recording which signal came: a command's release
 // reads that (only Ctrl-C cancels a held sign-in, C4.9), and the exit code follows it (C8). A
 // second signal ends the process at once. NodeRuntime.runMain handles neither SIGHUP nor the
-// question of which signal it was, hence this small runner.
+// question of which signal it was, hence this small runner. A closed stdout or stderr ends a
+// command at once, quietly, running no release, so it cancels nothing (C8, D27).
 import * as ValidationError from "@effect/cli/ValidationError"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Console, Effect, Layer, Option } from "effect"
+import { onClosedPipe } from "./closed-pipe.js"
 import { cli } from "./commands.js"
 import { exitCodeOf, isUnexpected } from "./exit.js"
 import { terminalConsole } from "./output.js"
@@ -31,6 +33,11 @@ const fiber = program.pipe(
   Effect.runFork
 )
 
+// Whoever read our output has gone (`| head -1`): closed-pipe.ts says what follows.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", onClosedPipe)
+}
+
 // A fiber waiting on nothing but a Deferred holds no handle; this keeps the process alive until it ends.
 const keepAlive = setInterval(() => {}, 2 ** 31 - 1)
 
@@ -45,6 +52,7 @@ for (const signal of stopSignals) {
 fiber.addObserver((exit) => {
   clearInterval(keepAlive)
   const code = exitCodeOf(exit, received)
-  // A clean end lets Node drain and exit by itself; anything else says its code explicitly.
-  if (received !== undefined || code !== 0) process.exit(code)
+  // A clean end lets Node drain and exit by itself; anything else says its code explicitly, after
+  // the turn in which a write to a reader that has gone reports it (then the exit is 141).
+  if (received !== undefined || code !== 0) setImmediate(() => process.exit(code))
 })

@@ -47,6 +47,8 @@ export interface Output {
   readonly emit: (line: Line) => Effect.Effect<void>
   /** A diagnostic on stderr, in words, whatever the mode. */
   readonly note: (words: string) => Effect.Effect<void>
+  /** A refusal or an error: the line on stdout with --json, the words on stderr otherwise. */
+  readonly fail: (line: Line, words: string) => Effect.Effect<void>
 }
 
 export const makeOutput = (json: boolean): Output => ({
@@ -54,14 +56,15 @@ export const makeOutput = (json: boolean): Output => ({
   answer: (line, text) => (json ? printLine(line) : Console.log(text)),
   tell: (text) => (json ? Effect.void : Console.log(text)),
   emit: (line) => (json ? printLine(line) : Effect.void),
-  note: (text) => Console.error(text)
+  note: (text) => Console.error(text),
+  fail: (line, text) => (json ? printLine(line) : Console.error(text))
 })
 
-/** A refusal as the command's answer, then its exit code: 2 blocked, 1 unavailable. */
+/** A refusal as the command's answer (in words on stderr), then its exit code: 2 blocked, 1 unavailable. */
 export const refuse = (output: Output, refusal: Refusal): Effect.Effect<never, ExitCode> =>
   refusal._tag === "Blocked"
     ? Effect.zipRight(
-      output.answer(
+      output.fail(
         { kind: "blocked", reason: refusal.reason },
         refusal.holder === undefined
           ? words.blockedReason[refusal.reason]
@@ -70,7 +73,7 @@ export const refuse = (output: Output, refusal: Refusal): Effect.Effect<never, E
       Effect.fail(new ExitCode({ code: 2 }))
     )
     : Effect.zipRight(
-      output.answer({ error: "buddy-unavailable", reason: refusal.reason }, words.unavailable(refusal.reason)),
+      output.fail({ error: "buddy-unavailable", reason: refusal.reason }, words.unavailable(refusal.reason)),
       Effect.fail(new ExitCode({ code: 1 }))
     )
 

@@ -10,6 +10,7 @@ import * as Options from "@effect/cli/Options"
 import { Array as Arr, Console, Data, Effect, Either, Option, ParseResult, Schema } from "effect"
 import * as fs from "node:fs/promises"
 import { ConfigFile, Environment, Locale } from "../schema/config.js"
+import { keepServingWithoutReaders } from "./closed-pipe.js"
 import { ExitCode } from "./exit.js"
 import { commonOptions } from "./root.js"
 import type { Place } from "./serving.js"
@@ -149,6 +150,7 @@ export const serveCommand = Command.make(
           Effect.zipRight(Console.error(unusable.lines.join("\n")), Effect.fail(new ExitCode({ code: 2 }))))
       )
       const place = yield* placeOf(port, socket, file)
+      yield* keepServingWithoutReaders
       // --home overrides the file's hermesHome; without either, BuddyConfig's default (C1.1).
       const hermesHome = Option.getOrUndefined(home) ?? file.hermesHome
       // The HTTP stack is loaded only here: every other command starts without it (issue 10, D19).

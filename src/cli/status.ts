@@ -1,10 +1,15 @@
 // `buddy status`: one fresh reading of Buddy's state (C5). Every reading is an answer, `unknown`
-// with its reason included, so the command always exits 0 ("status read", C8).
+// with its reason included, printed whole; the exit code then says which (C8), so scripts can test
+// it as they do `gh auth status`: 0 works, 2 waits, 1 unknown.
 import * as Command from "@effect/cli/Command"
 import { Effect } from "effect"
+import type { BuddyState } from "../schema/reasons.js"
 import { Status } from "../services/Status.js"
+import { ExitCode } from "./exit.js"
 import { commonOptions, withServices } from "./root.js"
 import * as words from "./words.js"
+
+const exitCodes: Readonly<Record<BuddyState, 0 | 1 | 2>> = { works: 0, waits: 2, unknown: 1 }
 
 export const status = Command.make(
   "status",
@@ -19,5 +24,7 @@ export const status = Command.make(
             : { kind: "buddy", state: reading.state },
           words.status(reading)
         )
+        const code = exitCodes[reading.state]
+        if (code !== 0) return yield* Effect.fail(new ExitCode({ code }))
       }))
 ).pipe(Command.withDescription("Read Buddy's state: works, waits, or unknown and why."))

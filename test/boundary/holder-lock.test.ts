@@ -43,10 +43,11 @@ describe("one holder per Hermes home across processes", { timeout: 60_000 }, () 
 
     for (const args of [["sign-out"], ["sign-in", "start"]]) {
       const words = await buddy([...args, "--home", gateway.home], { env })
-      expect({ args, code: words.code, stdout: words.stdout }).toStrictEqual({
+      expect({ args, code: words.code, stdout: words.stdout, stderr: words.stderr }).toStrictEqual({
         args,
         code: 2,
-        stdout: [heldElsewhere(serve.child.pid)]
+        stdout: [],
+        stderr: [heldElsewhere(serve.child.pid)]
       })
       const json = await buddy([...args, "--json", "--home", gateway.home], { env })
       expect({ code: json.code, stdout: json.stdout }).toStrictEqual({

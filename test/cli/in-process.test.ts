@@ -59,7 +59,8 @@ describe("buddy sign-out with a held sign-in", () => {
       const words = yield* runCli(["sign-out"], held)
       expect(words).toMatchObject({
         code: 2,
-        stdout: ["A sign-in is still running on Hermes and could not be ended, so nothing was changed."]
+        stdout: [],
+        stderr: ["A sign-in is still running on Hermes and could not be ended, so nothing was changed."]
       })
       // Each sign-out polls the held sign-in before it cancels it (C4.7).
       expect(httpLines(fake, sessionId)).toStrictEqual([POLL, CANCEL, POLL, CANCEL])

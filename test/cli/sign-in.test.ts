@@ -272,8 +272,8 @@ describe("buddy sign-in start, held in a terminal", () => {
     const fake = await fakeGateway({ contract: false })
     expect(await buddy(["sign-in", "start", "--home", fake.home])).toMatchObject({
       code: 2,
-      stdout: ["Buddy needs an update before he can be signed in here."],
-      stderr: []
+      stdout: [],
+      stderr: ["Buddy needs an update before he can be signed in here."]
     })
     expect(await buddy(["sign-in", "start", "--json", "--home", fake.home])).toMatchObject({
       code: 2,
@@ -293,7 +293,8 @@ describe("buddy sign-in start, held in a terminal", () => {
     })
     expect(await buddy(["sign-in", "start", "--home", fake.home])).toMatchObject({
       code: 1,
-      stdout: ["Buddy cannot be reached: Hermes is not running."]
+      stdout: [],
+      stderr: ["Buddy cannot be reached: Hermes is not running."]
     })
   })
 })

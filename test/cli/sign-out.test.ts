@@ -33,7 +33,11 @@ describe("buddy sign-out", () => {
     expect(json).toMatchObject({ code: 1, stdout: ["{\"error\":\"buddy-unavailable\",\"reason\":\"http-error\"}"] })
     fake.fault("sign-out", { kind: "status", status: 500 })
     const words = await buddy(["sign-out", "--home", fake.home])
-    expect(words).toMatchObject({ code: 1, stdout: ["Buddy cannot be reached: Hermes answered with an error."] })
+    expect(words).toMatchObject({
+      code: 1,
+      stdout: [],
+      stderr: ["Buddy cannot be reached: Hermes answered with an error."]
+    })
     expect(words.rawStdout + words.rawStderr).not.toContain("Internal Server Error")
     expect(fake.signedIn).toBe(true)
   })

@@ -21,12 +21,12 @@ describe("buddy status", () => {
   it("waits, in JSON and in words", async () => {
     const fake = await fakeGateway()
     expect(await buddy(["status", "--json", "--home", fake.home])).toMatchObject({
-      code: 0,
+      code: 2,
       stdout: ["{\"kind\":\"buddy\",\"state\":\"waits\"}"],
       stderr: []
     })
     expect(await buddy(["status", "--home", fake.home])).toMatchObject({
-      code: 0,
+      code: 2,
       stdout: ["Buddy is waiting to be signed in."],
       stderr: []
     })
@@ -48,12 +48,12 @@ describe("buddy status", () => {
   it("is unknown: not running, when no gateway runs for the home", async () => {
     const home = await tempHome(0o700)
     expect(await buddy(["status", "--json", "--home", home])).toMatchObject({
-      code: 0,
+      code: 1,
       stdout: ["{\"kind\":\"buddy\",\"state\":\"unknown\",\"reason\":\"not-running\"}"],
       stderr: []
     })
     expect(await buddy(["status", "--home", home])).toMatchObject({
-      code: 0,
+      code: 1,
       stdout: ["Buddy's state is unknown: Hermes is not running."]
     })
   })
@@ -61,7 +61,7 @@ describe("buddy status", () => {
   it("is unknown: unsafe-home, for a home others can write to", async () => {
     const home = await tempHome(0o777)
     expect(await buddy(["status", "--json", "--home", home])).toMatchObject({
-      code: 0,
+      code: 1,
       stdout: ["{\"kind\":\"buddy\",\"state\":\"unknown\",\"reason\":\"unsafe-home\"}"]
     })
   })
@@ -69,11 +69,11 @@ describe("buddy status", () => {
   it("is unknown: not-ready, while the gateway starts", async () => {
     const fake = await fakeGateway({ state: "starting" })
     expect(await buddy(["status", "--json", "--home", fake.home])).toMatchObject({
-      code: 0,
+      code: 1,
       stdout: ["{\"kind\":\"buddy\",\"state\":\"unknown\",\"reason\":\"not-ready\"}"]
     })
     expect(await buddy(["status", "--home", fake.home])).toMatchObject({
-      code: 0,
+      code: 1,
       stdout: ["Buddy's state is unknown: Hermes is starting up or shutting down and is not ready yet."]
     })
   })
@@ -115,12 +115,12 @@ describe("buddy status", () => {
       const fake = await fakeGateway()
       fake.fault(route, fault)
       expect(await buddy(["status", "--json", "--home", fake.home])).toMatchObject({
-        code: 0,
+        code: 1,
         stdout: [`{"kind":"buddy","state":"unknown","reason":"${reason}"}`],
         stderr: []
       })
       const words = await buddy(["status", "--home", fake.home])
-      expect(words).toMatchObject({ code: 0, stdout: [`Buddy's state is unknown: ${sentence}`], stderr: [] })
+      expect(words).toMatchObject({ code: 1, stdout: [`Buddy's state is unknown: ${sentence}`], stderr: [] })
       // No Hermes text reaches the operator, whatever Hermes said.
       expect(words.rawStdout).not.toMatch(/Internal Server Error|unknown verb|nope/)
     })

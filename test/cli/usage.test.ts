@@ -42,7 +42,7 @@ describe("the buddy command line", { timeout: 60_000 }, () => {
       const ran = await buddy(args)
       expect({ args, code: ran.code, stdout: ran.stdout, stderr: ran.stderr }).toStrictEqual({
         args,
-        code: 0,
+        code: 1,
         stdout: [line],
         stderr: []
       })
