@@ -36,10 +36,14 @@ export HERMES_HOME="$demo_dir/hermes"
 echo "Hermes simulator: home $HERMES_HOME, API $origin."
 echo "It approves each sign-in 3 s after it starts, as a person finishing in the browser would."
 
+# Each command's exit code is shown, as a script would test it (`buddy status` is 2 while Buddy
+# waits, C8); the demo goes on whatever it is.
 buddy() {
   echo
   echo "\$ buddy $*"
-  node bin/buddy.js "$@"
+  local code=0
+  node bin/buddy.js "$@" || code=$?
+  echo "(exit $code)"
 }
 
 buddy status
