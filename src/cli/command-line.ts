@@ -14,7 +14,7 @@
 // anywhere shows the help of the command named so far.
 import { Array as Arr, Data, Option } from "effect"
 import type { Flag, Node, Shell } from "./tree.js"
-import { find, flagsBelow, helpName, isGroup, name, shellNamed, title } from "./tree.js"
+import { commandsOf, find, flagsBelow, helpName, isGroup, name, shellNamed, title } from "./tree.js"
 import * as words from "./words.js"
 
 export type CommandLine = Data.TaggedEnum<{
@@ -87,7 +87,8 @@ const stop = (at: Node, complaint: ReadonlyArray<string>): Step => ({
   at
 })
 
-const isFlagWord = (word: string) => word.startsWith("-") && word.length > 1
+/** A word that starts with "-" is a flag, unless it is a negative number: a value, for its flag to judge (`--port -1`). */
+const isFlagWord = (word: string) => word.startsWith("-") && word.length > 1 && !/^-[0-9]/.test(word)
 
 const readFlag = (state: State, word: string, rest: ReadonlyArray<string>): Step => {
   const { node } = state
@@ -137,8 +138,9 @@ const readWord = (state: State, word: string, rest: ReadonlyArray<string>): Step
   return Option.match(find(node, [word]), {
     onNone: () =>
       stop(node, withSuggestion(words.usageError.unknownCommand(word, title(node)), word, node.children.map(name))),
+    // An alias is read as the words it stands for (`buddy login --json` is `buddy sign-in start --json`).
     onSome: (child) =>
-      next(
+      child.stands !== undefined ? next(state, [...child.stands, ...rest]) : next(
         node.path.length === 1 && word === helpName ? { ...state, node: child, asked: Option.some(node) } : {
           ...state,
           node: child
@@ -177,7 +179,7 @@ export const parse = (root: Node, args: ReadonlyArray<string>): CommandLine => {
     if (foreign !== undefined) {
       return CommandLine.Wrong({
         node,
-        complaint: [words.usageError.missingCommand(title(node), node.children.map(name))]
+        complaint: [words.usageError.missingCommand(title(node), commandsOf(node).map(name))]
       })
     }
     // The root's own flags: a shell was checked when it was read.

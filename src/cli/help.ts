@@ -5,7 +5,7 @@
 // a subcommand's usage without `buddy`. Headings are bold; the console strips that wherever
 // colour is not allowed (a pipe, NO_COLOR).
 import type { Node } from "./tree.js"
-import { isGroup, isHelpCommand, name, title } from "./tree.js"
+import { aliasesIn, commandsOf, isGroup, isHelpCommand, name, title } from "./tree.js"
 import * as words from "./words.js"
 
 const width = 80
@@ -61,7 +61,8 @@ const section = (heading: string, lines: ReadonlyArray<string>): ReadonlyArray<s
 /** The help of `node`: its commands (a group's children, as gh lists them) and its flags. */
 export const helpText = (node: Node): string => {
   const root = node.path.length === 1
-  const commands = node.children.map((child) => [name(child), child.description] as const)
+  const commands = commandsOf(node).map((child) => [name(child), child.description] as const)
+  const aliases = aliasesIn(node).map((alias) => ({ name: name(alias), stands: alias.stands ?? [] }))
   const flags = [
     ...node.flags.map((flag) =>
       [flag.value._tag === "Some" ? `${flag.name} ${flag.value.value}` : flag.name, flag.description] as const
@@ -73,6 +74,9 @@ export const helpText = (node: Node): string => {
     ...section(words.helpWords.usage, [`  ${synopsis(node)}`]),
     ...section(words.helpWords.commands, commands.length === 0 ? [] : table(commands)),
     ...section(words.helpWords.flags, table(flags)),
-    ...section(words.helpWords.learnMore, root ? words.helpWords.more.flatMap((line) => indented(line, 2)) : [])
+    ...section(
+      words.helpWords.learnMore,
+      root ? [...words.helpWords.more, words.helpWords.aliases(aliases)].flatMap((line) => indented(line, 2)) : []
+    )
   ].join("\n")
 }

@@ -83,9 +83,12 @@ const escapes = new RegExp(String.raw`\u001b(?:\[[0-?]*[ -/]*[@-~]|\][^\u0007\u0
 /** Text without terminal escape sequences. */
 export const stripEscapes = (text: string): string => text.replace(escapes, "")
 
-/** Colour only for a terminal, and never when NO_COLOR is set to anything but "" (no-color.org). */
+/**
+ * Colour only for a terminal that can show it: never when NO_COLOR is set to anything but ""
+ * (no-color.org), nor on a terminal that says it is dumb (`TERM=dumb`, C8).
+ */
 export const colourAllowed = (stream: { readonly isTTY?: boolean }, env: NodeJS.ProcessEnv): boolean =>
-  stream.isTTY === true && (env["NO_COLOR"] === undefined || env["NO_COLOR"] === "")
+  stream.isTTY === true && (env["NO_COLOR"] === undefined || env["NO_COLOR"] === "") && env["TERM"] !== "dumb"
 
 /**
  * The console the CLI runs with: `log` to stdout, `error` to stderr, each stripped of escape

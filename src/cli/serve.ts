@@ -95,7 +95,7 @@ const Port = Schema.Int.pipe(Schema.between(0, 65535))
  * the command line (usage, exit 2) before anything starts, so @effect/cli's own words never show.
  */
 export const portProblem = (text: string): Option.Option<string> => {
-  if (!/^[0-9]+$/.test(text)) {
+  if (!/^-?[0-9]+$/.test(text)) {
     return Option.some(`--port ${JSON.stringify(text)} is not a port number: ${portRange}`)
   }
   return Schema.is(Port)(Number(text)) ? Option.none() : Option.some(`--port ${text} is out of range: ${portRange}`)

@@ -4,12 +4,13 @@
 // SignIn already holds a sign-in, which a fresh CLI process never has.
 import { Context, Layer } from "effect"
 import { BuddyConfig } from "../services/BuddyConfig.js"
+import type { HolderLock } from "../services/HolderLock.js"
 import { JournalSilent } from "../services/Journal.js"
 import { BuddyServicesLive } from "../services/layers.js"
 import type { SignIn } from "../services/SignIn.js"
 import type { Status } from "../services/Status.js"
 
-export const liveServices = (hermesHome: string | undefined): Layer.Layer<SignIn | Status> =>
+export const liveServices = (hermesHome: string | undefined): Layer.Layer<SignIn | Status | HolderLock> =>
   BuddyServicesLive.pipe(Layer.provide(Layer.merge(BuddyConfig.layer({ hermesHome }), JournalSilent)))
 
 export class CliServices extends Context.Reference<CliServices>()("buddy/cli/CliServices", {

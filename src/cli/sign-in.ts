@@ -6,8 +6,10 @@
 import * as Command from "@effect/cli/Command"
 import { Duration, Effect, Either, Exit, Fiber, Option } from "effect"
 import type { Context } from "effect"
+import { HolderLock } from "../services/HolderLock.js"
 import type { Ending, Refusal, Started } from "../services/SignIn.js"
 import { SignIn } from "../services/SignIn.js"
+import { Status } from "../services/Status.js"
 import { ExitCode } from "./exit.js"
 import { type Output, refuse } from "./output.js"
 import { commonOptions, withServices } from "./root.js"
@@ -128,6 +130,17 @@ const start = Command.make(
     withServices(options, (output) =>
       Effect.gen(function*() {
         const signIn = yield* SignIn
+        // A sign-in while Buddy already works replaces his sign-in once finished: say so first, as
+        // `gh auth login` does when already logged in (issue 18.4). Only when this process may hold
+        // the sign-in (the start takes the same lock again at no cost): a start that another holder
+        // blocks reaches Hermes with nothing, not even this reading (D23). A reading that fails says nothing.
+        const mayHold = yield* Effect.flatMap(HolderLock, (lock) => lock.take).pipe(
+          Effect.as(true),
+          Effect.orElseSucceed(() => false)
+        )
+        if (mayHold && (yield* Effect.flatMap(Status, (status) => status.read)).state === "works") {
+          yield* output.note(words.alreadyWorks)
+        }
         // The start runs to its end on SignIn's daemon fiber whatever happens here; waiting for it is
         // interruptible, so a SIGTERM stops the process at once instead of after Hermes's answer.
         const starting = yield* Effect.forkDaemon(signIn.start)

@@ -32,6 +32,8 @@ export interface Node {
   readonly flags: ReadonlyArray<Flag>
   /** A command with children is a group: it runs nothing itself. */
   readonly children: ReadonlyArray<Node>
+  /** An alias: the words it stands for, read in its place (`login` is `sign-in start`). */
+  readonly stands?: ReadonlyArray<string>
 }
 
 export type Shell = "bash" | "zsh" | "fish"
@@ -40,6 +42,14 @@ export const shells: ReadonlyArray<Shell> = ["bash", "zsh", "fish"]
 export const name = (node: Node): string => node.path.at(-1) ?? ""
 export const title = (node: Node): string => node.path.join(" ")
 export const isGroup = (node: Node): boolean => node.children.length > 0
+
+/** A node's own commands, without the aliases that stand for some of them. */
+export const commandsOf = (node: Node): ReadonlyArray<Node> =>
+  node.children.filter((child) => child.stands === undefined)
+
+/** A node's aliases. */
+export const aliasesIn = (node: Node): ReadonlyArray<Node> =>
+  node.children.filter((child) => child.stands !== undefined)
 
 const anyValue = (_value: string): Option.Option<string> => Option.none()
 
@@ -162,20 +172,46 @@ export const helpName = "help"
 
 export const isHelpCommand = (node: Node): boolean => node.path.length === 2 && name(node) === helpName
 
-/** The tree under `root`, whose subcommands are `subcommands` in the order given, plus `help`. */
+/**
+ * The names a gh or tailscale user types, each standing for buddy's own words (issue 18.4): shown
+ * in help and completed as commands, read as what they stand for.
+ */
+const aliasesOf = (path: ReadonlyArray<string>, children: ReadonlyArray<Node>): ReadonlyArray<Node> => {
+  const flagsAt = (target: ReadonlyArray<string>) =>
+    Option.match(find({ path, description: "", flags: [], children }, target), {
+      onNone: () => [],
+      onSome: (node) => node.flags
+    })
+  return [
+    { name: "login", stands: ["sign-in", "start"] },
+    { name: "logout", stands: ["sign-out"] },
+    { name: "version", stands: ["--version"] },
+    { name: "completion", stands: ["--completions"] }
+  ].map(({ name: alias, stands }) => ({
+    path: [...path, alias],
+    description: words.helpWords.alias(stands),
+    flags: flagsAt(stands),
+    children: [],
+    stands
+  }))
+}
+
+/** The tree under `root`, whose subcommands are `subcommands` in the order given, plus `help` and the aliases. */
 export const commandTree = (
   root: Described,
   subcommands: ReadonlyArray<Described>,
   options: TreeOptions = {}
 ): Node => {
   const path = [...Arr.take(HashSet.toValues(Descriptor.getNames(root.descriptor)), 1)]
+  const commands = subcommands.map((command) => nodeOf(command.descriptor, path, options))
   return {
     path,
     description: descriptionOf(root.descriptor),
     flags: [...flagsOf(root.descriptor, path, options), ...rootFlags],
     children: [
-      ...subcommands.map((command) => nodeOf(command.descriptor, path, options)),
-      { path: [...path, helpName], description: words.helpWords.command, flags: [], children: [] }
+      ...commands,
+      { path: [...path, helpName], description: words.helpWords.command, flags: [], children: [] },
+      ...aliasesOf(path, commands)
     ]
   }
 }

@@ -73,6 +73,10 @@ export const signedOut = "Buddy is signed out."
 
 /** The held sign-in's first lines: the page and code, then how to stop. */
 export const openPage = (page: string, code: string): string => `Open ${page} and enter the code ${code}.`
+/** Said on stderr before a sign-in starts while Buddy already works. */
+export const alreadyWorks =
+  "Buddy already works: he is signed in to ChatGPT. Finishing this sign-in replaces his sign-in; Ctrl-C leaves it as it is."
+
 export const waiting = "Waiting for you to finish in the browser. Ctrl-C cancels."
 
 /** Said once (on stderr) each time the hold's trouble changes; the sign-in stays held meanwhile. */
@@ -135,15 +139,20 @@ export const helpWords = {
   helpFlag: "Show help for this command.",
   version: "Print buddy's version.",
   completions: "Print a completion script for bash, zsh or fish.",
+  /** An alias's line in help: what it stands for. */
+  alias: (stands: ReadonlyArray<string>) =>
+    stands[0]?.startsWith("--") === true ? `Same as buddy ${stands.join(" ")}.` : `Alias of buddy ${stands.join(" ")}.`,
   usage: "USAGE",
   commands: "COMMANDS",
   flags: "FLAGS",
   learnMore: "LEARN MORE",
   more: [
     "`buddy help <command>` shows a command's flags; they may come before it too.",
-    "Exit codes: 0 done; 1 unavailable or failed; 2 blocked, ended without a sign-in, or a usage error; " +
-    "130 after Ctrl-C."
-  ]
+    "Exit codes: 0 done or works; 1 unavailable or unknown; 2 blocked, waits or usage; " +
+    "130 Ctrl-C; 141 the reader has gone."
+  ],
+  aliases: (aliases: ReadonlyArray<{ readonly name: string; readonly stands: ReadonlyArray<string> }>) =>
+    `Aliases: ${aliases.map((alias) => `${alias.name} (${alias.stands.join(" ")})`).join(", ")}.`
 } as const
 
 /** A name the person typed, quoted so that nothing in it (a space, an escape) can pass for our words. */

@@ -17,10 +17,11 @@ export const GatewayLive = HermesApiLive.pipe(
 
 /**
  * SignIn and Status on the gateway client, SignIn with the given holder lock (C4.1; tests give one
- * in memory). Needs BuddyConfig and Journal.
+ * in memory), which is in the output too: the CLI asks it whether this process may hold a sign-in
+ * before it reads anything from Hermes for one (D27). Needs BuddyConfig and Journal.
  */
 export const buddyServices = (holderLock: Layer.Layer<HolderLock, never, BuddyConfig> = HolderLockLive) =>
-  Layer.mergeAll(SignInLive.pipe(Layer.provide(holderLock)), StatusLive).pipe(Layer.provideMerge(GatewayLive))
+  Layer.mergeAll(SignInLive, StatusLive).pipe(Layer.provideMerge(holderLock), Layer.provideMerge(GatewayLive))
 
 /** SignIn and Status on the gateway client, with the machine-wide holder lock. */
 export const BuddyServicesLive = buddyServices()

@@ -42,7 +42,8 @@ afterAll(async () => {
   if (dir !== "") await fs.rm(dir, { recursive: true, force: true })
 })
 
-const top = ["status", "sign-in", "sign-out", "serve", "help"]
+const aliases = ["login", "logout", "version", "completion"]
+const top = ["status", "sign-in", "sign-out", "serve", "help", ...aliases]
 const common = ["--json", "--home", "--help"]
 const serve = ["--config", "--socket", "--port", "--home", "--help"]
 
@@ -60,7 +61,9 @@ const levels: Array<[ReadonlyArray<string>, string, ReadonlyArray<string>]> = [
   [["buddy", "serve"], "--c", ["--config"]],
   [["buddy", "--home", "/tmp", "sign-in"], "", ["start"]],
   [["buddy", "--json", "sign-in", "start", "--home", "/tmp"], "--j", ["--json"]],
-  [["buddy", "help"], "", ["status", "sign-in", "sign-out", "serve"]],
+  [["buddy", "help"], "", ["status", "sign-in", "sign-out", "serve", ...aliases]],
+  [["buddy"], "lo", ["login", "logout"]],
+  [["buddy", "login"], "--", common],
   [["buddy", "help", "sign-in"], "", ["start"]],
   [["buddy", "--completions"], "", ["bash", "zsh", "fish"]],
   [["buddy", "serve", "--port"], "", []]

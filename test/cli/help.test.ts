@@ -29,8 +29,10 @@ FLAGS
 
 LEARN MORE
   \`buddy help <command>\` shows a command's flags; they may come before it too.
-  Exit codes: 0 done; 1 unavailable or failed; 2 blocked, ended without a
-  sign-in, or a usage error; 130 after Ctrl-C.
+  Exit codes: 0 done or works; 1 unavailable or unknown; 2 blocked, waits or
+  usage; 130 Ctrl-C; 141 the reader has gone.
+  Aliases: login (sign-in start), logout (sign-out), version (--version),
+  completion (--completions).
 `
 
 const SIGN_IN = `Sign Buddy in to ChatGPT with a code you enter in the browser.
@@ -140,7 +142,11 @@ describe("buddy's help", { timeout: 60_000 }, () => {
       "buddy sign-in start",
       "buddy sign-out",
       "buddy serve",
-      "buddy help"
+      "buddy help",
+      "buddy login",
+      "buddy logout",
+      "buddy version",
+      "buddy completion"
     ])
     for (const node of nodes(tree)) {
       expect(node.description, title(node)).toMatch(/^[A-Z].*\.$/)
@@ -174,5 +180,8 @@ describe("buddy's help", { timeout: 60_000 }, () => {
     const plain = await onTerminal({ NO_COLOR: "1" })
     expect(plain.code).toBe(0)
     expect(plain.rawStdout.replaceAll("\r\n", "\n")).toBe(ROOT)
+    const dumb = await onTerminal({ TERM: "dumb" })
+    expect(dumb.code).toBe(0)
+    expect(dumb.rawStdout.replaceAll("\r\n", "\n")).toBe(ROOT)
   })
 })

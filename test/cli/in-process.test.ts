@@ -14,13 +14,14 @@ import { cli } from "../../src/cli/commands.js"
 import { ExitCode, exitCodeOf } from "../../src/cli/exit.js"
 import { colourAllowed, stripEscapes } from "../../src/cli/output.js"
 import { CliServices } from "../../src/cli/services.js"
+import type { HolderLock } from "../../src/services/HolderLock.js"
 import { SignIn } from "../../src/services/SignIn.js"
 import type { Status } from "../../src/services/Status.js"
 import { buddyLayer } from "../support/buddy.js"
 import { CANCEL, httpLines, POLL, SIGN_OUT } from "./support/fast-start.js"
 
 /** Runs the CLI with argv, stdout and stderr captured, on the given services for any --home. */
-const runCli = (argv: ReadonlyArray<string>, services: Layer.Layer<SignIn | Status>) =>
+const runCli = (argv: ReadonlyArray<string>, services: Layer.Layer<SignIn | Status | HolderLock>) =>
   Effect.gen(function*() {
     const stdout: Array<string> = []
     const stderr: Array<string> = []
@@ -95,6 +96,8 @@ describe("colour", () => {
   it("is allowed only on a terminal without NO_COLOR", () => {
     expect(colourAllowed({ isTTY: true }, {})).toBe(true)
     expect(colourAllowed({ isTTY: true }, { NO_COLOR: "" })).toBe(true)
+    expect(colourAllowed({ isTTY: true }, { TERM: "dumb" })).toBe(false)
+    expect(colourAllowed({ isTTY: true }, { TERM: "xterm-256color" })).toBe(true)
     expect(colourAllowed({ isTTY: true }, { NO_COLOR: "1" })).toBe(false)
     expect(colourAllowed({ isTTY: false }, {})).toBe(false)
     expect(colourAllowed({}, {})).toBe(false)

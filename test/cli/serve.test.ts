@@ -236,7 +236,8 @@ describe("buddy serve's own errors", { timeout: 60_000 }, () => {
       [["--port", "80000"], `--port 80000 is out of range: ${range}`],
       [["--port=65536"], `--port 65536 is out of range: ${range}`],
       [["--port", "http"], `--port "http" is not a port number: ${range}`],
-      [["--port=-1"], `--port "-1" is not a port number: ${range}`],
+      [["--port=-1"], `--port -1 is out of range: ${range}`],
+      [["--port", "-1"], `--port -1 is out of range: ${range}`],
       [["--port", "8080.5"], `--port "8080.5" is not a port number: ${range}`]
     ]
     for (const [args, complaint] of runs) {

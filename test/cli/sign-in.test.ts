@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest"
 import type { FakeGatewayHandle } from "../../fixtures/fake-gateway.js"
 import { buddy, expectPlain, spawnBuddy } from "./support/buddy-process.js"
 import { fakeGateway } from "./support/cleanup.js"
-import { CANCEL, CODE, fastStart, httpLines, PAGE, POLL, START } from "./support/fast-start.js"
+import { CANCEL, CODE, fastStart, httpLines, PAGE, POLL, PROVIDERS, START } from "./support/fast-start.js"
 
 const OPEN = `Open ${PAGE} and enter the code ${CODE}.`
 const WAITING = "Waiting for you to finish in the browser. Ctrl-C cancels."
@@ -39,8 +39,9 @@ describe("buddy sign-in start, held in a terminal", () => {
     expect(ran).toMatchObject({ code: 0, stdout: [OPEN, WAITING, "Buddy is signed in."], stderr: [] })
     expect(fake.signedIn).toBe(true)
     const requests = httpLines(fake, sessionId)
-    expect(requests[0]).toBe(START)
-    expect(requests.slice(1).every((line) => line === POLL)).toBe(true)
+    // Buddy's state is read first, to say whether he already works (issue 18.4), then the start.
+    expect(requests.slice(0, 2)).toStrictEqual([PROVIDERS, START])
+    expect(requests.slice(2).every((line) => line === POLL)).toBe(true)
     expect(requests.length).toBeGreaterThanOrEqual(2)
   })
 
@@ -186,7 +187,7 @@ describe("buddy sign-in start, held in a terminal", () => {
     const ran = expectPlain(await run.finished)
     expect(Date.now() - sent).toBeLessThan(1000)
     expect(ran).toMatchObject({ code: 143, stdout: [], stderr: [stoppedWithoutCancel] })
-    expect(httpLines(fake)).toStrictEqual([START])
+    expect(httpLines(fake)).toStrictEqual([PROVIDERS, START])
     // The start Hermes registered before it went quiet is left to Hermes, not cancelled.
     expect(onlySession(fake)).toMatchObject({ cancelled: false, inMap: true })
   })
@@ -205,7 +206,7 @@ describe("buddy sign-in start, held in a terminal", () => {
     })
     const session = onlySession(fake)
     // The cancel polls first (C4.7): still pending, so it is cancelled.
-    expect(httpLines(fake, session.id)).toStrictEqual([START, POLL, CANCEL])
+    expect(httpLines(fake, session.id)).toStrictEqual([PROVIDERS, START, POLL, CANCEL])
     expect(session).toMatchObject({ cancelled: true, inMap: false })
   })
 
@@ -296,5 +297,28 @@ describe("buddy sign-in start, held in a terminal", () => {
       stdout: [],
       stderr: ["Buddy cannot be reached: Hermes is not running."]
     })
+  })
+})
+
+describe("buddy sign-in start while Buddy already works (issue 18.4)", () => {
+  it("says so on stderr before it starts, then holds the sign-in as ever", async () => {
+    const fake = await fakeGateway({ signedIn: true })
+    const sessionId = await fastStart(fake)
+    const running = spawnBuddy(["sign-in", "start", "--json", "--home", fake.home])
+    expect(JSON.parse((await running.stdoutLines(1))[0]!)).toMatchObject({ kind: "sign-in", state: "pending" })
+    expect(running.stderrNow()).toStrictEqual([
+      "Buddy already works: he is signed in to ChatGPT. Finishing this sign-in replaces his sign-in; Ctrl-C leaves it as it is."
+    ])
+    expect(fake.approve(sessionId)).toBe(true)
+    expect(await running.finished).toMatchObject({ code: 0 })
+  })
+
+  it("says nothing of the kind while Buddy waits", async () => {
+    const fake = await fakeGateway()
+    const sessionId = await fastStart(fake)
+    const running = spawnBuddy(["sign-in", "start", "--json", "--home", fake.home])
+    await running.stdoutLines(1)
+    expect(fake.approve(sessionId)).toBe(true)
+    expect(await running.finished).toMatchObject({ code: 0, stderr: [] })
   })
 })

@@ -179,3 +179,38 @@ describe("the buddy command line", { timeout: 60_000 }, () => {
     })
   })
 })
+
+describe("the names a gh or tailscale user types (issue 18.4)", () => {
+  it("version, completion SHELL, login and logout are what they stand for, flags and all", async () => {
+    const home = "/nonexistent/buddy-aliases-test"
+    for (
+      const [alias, same] of [
+        [["version"], ["--version"]],
+        [["completion", "bash"], ["--completions", "bash"]],
+        [["completion", "fish"], ["--completions", "fish"]],
+        [["logout", "--json", "--home", home], ["sign-out", "--json", "--home", home]],
+        [["--home", home, "login", "--json"], ["sign-in", "start", "--json", "--home", home]]
+      ] as const
+    ) {
+      const [viaAlias, direct] = [await buddy(alias), await buddy(same)]
+      expect({ alias, code: viaAlias.code, stdout: viaAlias.stdout, stderr: viaAlias.stderr }).toStrictEqual({
+        alias,
+        code: direct.code,
+        stdout: direct.stdout,
+        stderr: direct.stderr
+      })
+      expect(direct.stdout.length).toBeGreaterThan(0)
+    }
+  })
+
+  it("help for an alias says what it stands for, with that command's flags", async () => {
+    const ran = await buddy(["help", "logout"])
+    expect(ran.code).toBe(0)
+    expect(ran.stdout.slice(0, 4)).toStrictEqual([
+      "Alias of buddy sign-out.",
+      "",
+      "USAGE",
+      "  buddy logout [--json] [--home DIR]"
+    ])
+  })
+})
