@@ -1,10 +1,11 @@
 // What the CLI writes: the answer on stdout (one JSON object per line with --json, words
 // otherwise), diagnostics on stderr in words. Every JSON line is encoded through its Schema, so a
 // member that is not in C8's shapes (a handle, a session id, Hermes text) cannot reach stdout.
-import { Console, Effect, Schema } from "effect"
+import { Console, Effect, Option, Schema } from "effect"
 import { format } from "node:util"
 import { BlockedReason, BuddyState, GatewayReason, SignInState } from "../schema/reasons.js"
 import type { Refusal } from "../services/SignIn.js"
+import { diagnose, homeUsed } from "./diagnose.js"
 import { ExitCode } from "./exit.js"
 import * as words from "./words.js"
 
@@ -39,6 +40,8 @@ const printLine = (line: Line) => Effect.flatMap(Effect.orDie(encodeLine(line)),
 
 export interface Output {
   readonly json: boolean
+  /** The Hermes home the command was given (`--home`), for the diagnostics of a refusal. */
+  readonly home: Option.Option<string>
   /** The command's answer (or a change of it) on stdout: the line with --json, the words otherwise. */
   readonly answer: (line: Line, words: string) => Effect.Effect<void>
   /** Words on stdout that only a person needs; nothing with --json. */
@@ -51,8 +54,9 @@ export interface Output {
   readonly fail: (line: Line, words: string) => Effect.Effect<void>
 }
 
-export const makeOutput = (json: boolean): Output => ({
+export const makeOutput = (json: boolean, home: Option.Option<string> = Option.none()): Output => ({
   json,
+  home,
   answer: (line, text) => (json ? printLine(line) : Console.log(text)),
   tell: (text) => (json ? Effect.void : Console.log(text)),
   emit: (line) => (json ? printLine(line) : Effect.void),
@@ -74,8 +78,15 @@ export const refuse = (output: Output, refusal: Refusal): Effect.Effect<never, E
     )
     : Effect.zipRight(
       output.fail({ error: "buddy-unavailable", reason: refusal.reason }, words.unavailable(refusal.reason)),
-      Effect.fail(new ExitCode({ code: 1 }))
+      Effect.zipRight(explain(output, refusal.reason), Effect.fail(new ExitCode({ code: 1 })))
     )
+
+/** In words only: where the trouble is and how to fix it, on stderr after the answer (C8, D29). */
+export const explain = (output: Output, reason: GatewayReason): Effect.Effect<void> =>
+  output.json
+    ? Effect.void
+    : Effect.flatMap(diagnose(reason, homeUsed(output.home)), (lines) =>
+      Effect.forEach(lines, output.note, { discard: true }))
 
 // CSI sequences (colours, cursor moves) and OSC sequences (titles, links) as terminals read them.
 const escapes = new RegExp(String.raw`\u001b(?:\[[0-?]*[ -/]*[@-~]|\][^\u0007\u001b]*(?:\u0007|\u001b\\))`, "g")

@@ -36,5 +36,5 @@ export const withServices = <A, E, R>(
 ) =>
   Effect.gen(function*() {
     const services = yield* CliServices
-    return yield* body(makeOutput(json)).pipe(Effect.provide(services.forHome(Option.getOrUndefined(home))))
+    return yield* body(makeOutput(json, home)).pipe(Effect.provide(services.forHome(Option.getOrUndefined(home))))
   })

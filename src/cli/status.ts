@@ -6,6 +6,7 @@ import { Effect } from "effect"
 import type { BuddyState } from "../schema/reasons.js"
 import { Status } from "../services/Status.js"
 import { ExitCode } from "./exit.js"
+import { explain } from "./output.js"
 import { commonOptions, withServices } from "./root.js"
 import * as words from "./words.js"
 
@@ -24,6 +25,7 @@ export const status = Command.make(
             : { kind: "buddy", state: reading.state },
           words.status(reading)
         )
+        if (reading.state === "unknown") yield* explain(output, reading.reason)
         const code = exitCodes[reading.state]
         if (code !== 0) return yield* Effect.fail(new ExitCode({ code }))
       }))

@@ -292,11 +292,11 @@ describe("buddy sign-in start, held in a terminal", () => {
       code: 1,
       stdout: ["{\"error\":\"buddy-unavailable\",\"reason\":\"not-running\"}"]
     })
-    expect(await buddy(["sign-in", "start", "--home", fake.home])).toMatchObject({
-      code: 1,
-      stdout: [],
-      stderr: ["Buddy cannot be reached: Hermes is not running."]
-    })
+    const words = await buddy(["sign-in", "start", "--home", fake.home])
+    expect(words).toMatchObject({ code: 1, stdout: [] })
+    // The refusal, then where (test/cli/diagnostics.test.ts has every case).
+    expect(words.stderr[0]).toBe("Buddy cannot be reached: Hermes is not running.")
+    expect(words.stderr[1]).toBe(`The Hermes home is ${fake.home} (from --home).`)
   })
 })
 

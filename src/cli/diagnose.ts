@@ -1,0 +1,134 @@
+// What an operator at a terminal needs beyond a closed reason (C8, issue 18.3, D29): the Hermes home
+// used and where it came from, and for a refusal of C1's path checks the path, what is wrong with it
+// and the command that fixes it, as ssh names a key file and its mode. Words on stderr only, after
+// the answer: HTTP answers, the journal and --json keep the closed reasons. It looks again, with
+// lstat and realpath only, at the paths C1 looked at; it sends nothing to Hermes.
+import { Effect, Option } from "effect"
+import type { Stats } from "node:fs"
+import * as fsp from "node:fs/promises"
+import * as os from "node:os"
+import * as nodePath from "node:path"
+import type { GatewayReason } from "../schema/reasons.js"
+
+export interface HomeUsed {
+  readonly path: string
+  /** Where the path came from, in words: "from --home", "from HERMES_HOME", "the default, ~/.hermes". */
+  readonly from: string
+}
+
+/** C1.1's choice, as `configuredHome` makes it, with where it came from. */
+export const homeUsed = (override: Option.Option<string>, env: NodeJS.ProcessEnv = process.env): HomeUsed => {
+  const given = Option.getOrUndefined(override)
+  if (given !== undefined && given !== "") return { path: given, from: "from --home" }
+  const fromEnv = env["HERMES_HOME"]
+  if (fromEnv !== undefined && fromEnv !== "") return { path: fromEnv, from: "from HERMES_HOME" }
+  const userHome = env["HOME"] !== undefined && env["HOME"] !== "" ? env["HOME"] : os.homedir()
+  return { path: nodePath.join(userHome, ".hermes"), from: "the default, ~/.hermes" }
+}
+
+const lstatOf = (path: string) => Effect.promise(() => fsp.lstat(path).then(Option.some, () => Option.none<Stats>()))
+const realpathOf = (path: string) =>
+  Effect.promise(() => fsp.realpath(path).then(Option.some, () => Option.none<string>()))
+
+const kindOf = (stats: Stats): string =>
+  stats.isSymbolicLink()
+    ? "a symbolic link"
+    : stats.isDirectory()
+    ? "a directory"
+    : stats.isFile()
+    ? "a file"
+    : stats.isSocket()
+    ? "a socket"
+    : "a special file"
+
+const octal = (mode: number) => `0${(mode & 0o777).toString(8).padStart(3, "0")}`
+// Stryker disable next-line OptionalChaining: Linux always has getuid
+const ownUid = () => process.getuid?.() ?? -1
+
+const checkGateway = "Check the gateway with: systemctl --user status hermes-gateway"
+const restartGateway = "The gateway makes it: restart it with: systemctl --user restart hermes-gateway"
+
+/** What is wrong with a path C1 wants to be `kind`, ours, and without the `forbidden` mode bits. */
+const wrongWith = (
+  path: string,
+  stats: Stats,
+  want: { readonly kind: string; readonly forbidden: number; readonly fix: ReadonlyArray<string> }
+): ReadonlyArray<string> => {
+  if (kindOf(stats) !== want.kind) return [`${path} is ${kindOf(stats)}, not ${want.kind}.`]
+  if (stats.uid !== ownUid()) {
+    return [`${path} belongs to uid ${stats.uid}, not to you (uid ${ownUid()}).`, `Fix: sudo chown "$(id -un)" ${path}`]
+  }
+  if ((stats.mode & want.forbidden) !== 0) {
+    return [
+      `${path} has mode ${octal(stats.mode)}: others may ${want.forbidden === 0o022 ? "write to" : "use"} it.`,
+      ...want.fix
+    ]
+  }
+  return []
+}
+
+/** The lines that say where and why, for `reason` with the home `home`; none for the other reasons. */
+export const diagnose = (reason: GatewayReason, home: HomeUsed): Effect.Effect<ReadonlyArray<string>> =>
+  Effect.gen(function*() {
+    const usedAs = (followed: string) => `The Hermes home is ${home.path} (${home.from})${followed}.`
+    const used = usedAs("")
+    if (
+      reason !== "not-running" && reason !== "unsafe-home" && reason !== "unsafe-socket" && reason !== "unsafe-pointer"
+    ) {
+      return []
+    }
+    const real = yield* realpathOf(home.path)
+    if (Option.isNone(real)) {
+      return reason === "not-running"
+        ? [used, `${home.path} does not exist: no gateway has run for this home.`, checkGateway]
+        : [used, `${home.path} cannot be followed to a directory.`]
+    }
+    const homeStats = yield* lstatOf(real.value)
+    const followed = usedAs(real.value === home.path ? "" : `, which is ${real.value}`)
+    if (reason === "unsafe-home") {
+      return [
+        followed,
+        ...Option.match(homeStats, {
+          onNone: () => [`${real.value} cannot be read.`],
+          onSome: (stats) =>
+            wrongWith(real.value, stats, {
+              kind: "a directory",
+              forbidden: 0o022,
+              fix: [`Fix: chmod 700 ${real.value}`]
+            })
+        })
+      ]
+    }
+    const socket = nodePath.join(real.value, "gateway.sock")
+    const pointer = nodePath.join(real.value, "gateway.sock.path")
+    if (reason === "unsafe-socket") {
+      return [
+        followed,
+        ...Option.match(yield* lstatOf(socket), {
+          onNone: () => [`${socket} cannot be read.`],
+          onSome: (stats) => wrongWith(socket, stats, { kind: "a socket", forbidden: 0o077, fix: [restartGateway] })
+        })
+      ]
+    }
+    if (reason === "unsafe-pointer") {
+      const wrong = Option.match(yield* lstatOf(pointer), {
+        onNone: () => [`${pointer} cannot be read.`],
+        onSome: (stats) =>
+          wrongWith(pointer, stats, { kind: "a file", forbidden: 0o077, fix: [`Fix: chmod 600 ${pointer}`] })
+      })
+      return [
+        followed,
+        ...(wrong.length > 0 ? wrong : [
+          `${pointer} does not name a control socket in a directory of yours closed to others, as Hermes writes it.`,
+          restartGateway
+        ])
+      ]
+    }
+    // not-running: the home is there, and no gateway answers in it.
+    const where = Option.isSome(yield* lstatOf(socket))
+      ? `${socket} is there, but no gateway listens on it.`
+      : Option.isSome(yield* lstatOf(pointer))
+      ? `${pointer} names a control socket no gateway listens on.`
+      : `No gateway has said where it listens for this home (no ${socket}, no ${pointer}).`
+    return [followed, where, checkGateway]
+  })

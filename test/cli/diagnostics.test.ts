@@ -1,0 +1,132 @@
+// Diagnostics that name the thing and the fix (C8, issue 18.3, D29): after the closed answer, in
+// words on stderr, the home used and where it came from, and for each refusal of the path checks the
+// path, what is wrong with it and the command that fixes it. --json keeps the closed reason alone.
+import * as fs from "node:fs/promises"
+import * as net from "node:net"
+import { join } from "node:path"
+import { describe, expect, it } from "vitest"
+import { buddy } from "./support/buddy-process.js"
+import { tempDir } from "./support/cleanup.js"
+
+const checkGateway = "Check the gateway with: systemctl --user status hermes-gateway"
+const restartGateway = "The gateway makes it: restart it with: systemctl --user restart hermes-gateway"
+
+/** A socket file nobody listens on, of the given mode. */
+const deadSocket = async (path: string, mode: number) => {
+  const server = net.createServer()
+  await new Promise<void>((resolve) => server.listen(path, resolve))
+  await fs.link(path, `${path}.kept`)
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  await fs.rename(`${path}.kept`, path)
+  await fs.chmod(path, mode)
+}
+
+describe("buddy status, in words, says where and how to fix", () => {
+  it("a --home that does not exist (a typo): the path, where it came from, and how to check the gateway", async () => {
+    const dir = await tempDir("buddy-diagnose-")
+    const home = join(dir, ".hermse")
+    expect(await buddy(["status", "--home", home])).toMatchObject({
+      code: 1,
+      stdout: ["Buddy's state is unknown: Hermes is not running."],
+      stderr: [
+        `The Hermes home is ${home} (from --home).`,
+        `${home} does not exist: no gateway has run for this home.`,
+        checkGateway
+      ]
+    })
+  })
+
+  it("the home from HERMES_HOME, and the default ~/.hermes, each named as such", async () => {
+    const dir = await tempDir("buddy-diagnose-")
+    const fromEnv = await buddy(["status"], { env: { HERMES_HOME: join(dir, "env-home") } })
+    expect(fromEnv.stderr[0]).toBe(`The Hermes home is ${join(dir, "env-home")} (from HERMES_HOME).`)
+    const byDefault = await buddy(["status"], { env: { HOME: dir } })
+    expect(byDefault.stderr[0]).toBe(`The Hermes home is ${join(dir, ".hermes")} (the default, ~/.hermes).`)
+  })
+
+  it("a home with no gateway in it, and one with a socket nobody listens on", async () => {
+    const home = await tempDir("buddy-diagnose-", 0o700)
+    expect((await buddy(["status", "--home", home])).stderr.slice(1)).toStrictEqual([
+      `No gateway has said where it listens for this home (no ${join(home, "gateway.sock")}, no ${
+        join(home, "gateway.sock.path")
+      }).`,
+      checkGateway
+    ])
+    await deadSocket(join(home, "gateway.sock"), 0o600)
+    expect((await buddy(["status", "--home", home])).stderr.slice(1)).toStrictEqual([
+      `${join(home, "gateway.sock")} is there, but no gateway listens on it.`,
+      checkGateway
+    ])
+  })
+
+  it("a home others may write to: its mode and the chmod that fixes it", async () => {
+    const home = await tempDir("buddy-diagnose-", 0o700)
+    await fs.chmod(home, 0o777)
+    expect(await buddy(["status", "--home", home])).toMatchObject({
+      code: 1,
+      stdout: ["Buddy's state is unknown: Hermes's home directory is not private to you, so buddy will not use it."],
+      stderr: [
+        `The Hermes home is ${home} (from --home).`,
+        `${home} has mode 0777: others may write to it.`,
+        `Fix: chmod 700 ${home}`
+      ]
+    })
+  })
+
+  it.skipIf(process.getuid?.() !== 0)(
+    "a home another account owns: its owner and the chown that fixes it",
+    async () => {
+      const home = await tempDir("buddy-diagnose-", 0o700)
+      await fs.chown(home, 65534, 65534)
+      expect((await buddy(["status", "--home", home])).stderr.slice(1)).toStrictEqual([
+        `${home} belongs to uid 65534, not to you (uid 0).`,
+        `Fix: sudo chown "$(id -un)" ${home}`
+      ])
+    }
+  )
+
+  it("a home that is a file, and a home reached through a link, named as what they are", async () => {
+    const dir = await tempDir("buddy-diagnose-")
+    await fs.writeFile(join(dir, "file"), "x")
+    expect((await buddy(["status", "--home", join(dir, "file")])).stderr.slice(1)).toStrictEqual([
+      `${join(dir, "file")} is a file, not a directory.`
+    ])
+    const real = join(dir, "real")
+    await fs.mkdir(real, { mode: 0o777 })
+    await fs.chmod(real, 0o777)
+    await fs.symlink(real, join(dir, "link"))
+    expect((await buddy(["status", "--home", join(dir, "link")])).stderr.slice(0, 2)).toStrictEqual([
+      `The Hermes home is ${join(dir, "link")} (from --home), which is ${real}.`,
+      `${real} has mode 0777: others may write to it.`
+    ])
+  })
+
+  it("a control socket others may use, and a pointer that is a link: the path, what is wrong, what to do", async () => {
+    const home = await tempDir("buddy-diagnose-", 0o700)
+    await deadSocket(join(home, "gateway.sock"), 0o666)
+    expect((await buddy(["status", "--home", home])).stderr.slice(1)).toStrictEqual([
+      `${join(home, "gateway.sock")} has mode 0666: others may use it.`,
+      restartGateway
+    ])
+    const other = await tempDir("buddy-diagnose-", 0o700)
+    await fs.writeFile(join(other, "target"), "/nowhere/control.sock")
+    await fs.symlink(join(other, "target"), join(other, "gateway.sock.path"))
+    expect((await buddy(["status", "--home", other])).stderr.slice(1)).toStrictEqual([
+      `${join(other, "gateway.sock.path")} is a symbolic link, not a file.`
+    ])
+  })
+
+  it("with --json, or through sign-out's refusal in JSON, the closed reason alone", async () => {
+    const dir = await tempDir("buddy-diagnose-")
+    for (const args of [["status", "--json"], ["sign-out", "--json"]]) {
+      expect(await buddy([...args, "--home", join(dir, "none")])).toMatchObject({ code: 1, stderr: [] })
+    }
+    const words = await buddy(["sign-out", "--home", join(dir, "none")])
+    expect(words.stderr).toStrictEqual([
+      "Buddy cannot be reached: Hermes is not running.",
+      `The Hermes home is ${join(dir, "none")} (from --home).`,
+      `${join(dir, "none")} does not exist: no gateway has run for this home.`,
+      checkGateway
+    ])
+  })
+})
