@@ -7,7 +7,7 @@
 // still saves.
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
-import { Array as Arr, Console, Data, Effect, Either, Option, ParseResult, Schema } from "effect"
+import { Array as Arr, Console, Data, Effect, Either, Option, ParseResult, Predicate, Schema } from "effect"
 import * as fs from "node:fs/promises"
 import { ConfigFile, Environment, Locale } from "../schema/config.js"
 import { keepServingWithoutReaders } from "./closed-pipe.js"
@@ -23,11 +23,42 @@ class ConfigUnusable extends Data.TaggedError("ConfigUnusable")<{
   readonly lines: ReadonlyArray<string>
 }> {}
 
+const fields = "hermesHome (optional), launchpadOrigin, buddyOrigin (optional), environment, locale and " +
+  "allowedAccounts (optional)"
+
 const configWords = {
-  unreadable: "buddy serve: the --config file cannot be read.",
-  invalid: "buddy serve: the --config file is not a JSON object with exactly hermesHome (optional), " +
-    "launchpadOrigin, buddyOrigin (optional), environment, locale and allowedAccounts (optional)."
+  unreadable: (file: string, why: string) => `buddy serve: the --config file ${file} cannot be read: ${why}.`,
+  notJson: (file: string, line: number, column: number, message: string) =>
+    `buddy serve: the --config file ${file} is not valid JSON at line ${line}, column ${column}: ${message}.`,
+  notObject: (kind: string) => `buddy serve: the --config file holds ${kind}, not a JSON object with ${fields}.`,
+  invalid: `buddy serve: the --config file is not a JSON object with exactly ${fields}.`,
+  unknownField: (key: string) =>
+    `buddy serve: the --config file has a field buddy does not know: ${key}; it takes ${fields}.`,
+  sameOrigins:
+    "buddy serve: the --config file's launchpadOrigin and buddyOrigin are the same origin; buddy's own origin must " +
+    "differ from the Launchpad's page, or every POST from that page is refused."
 }
+
+/** An fs error as a person reads it: Node's words after the code, and the code (`no such file or directory (ENOENT)`). */
+const systemError = (error: unknown): string => {
+  const code = Predicate.hasProperty(error, "code") && Predicate.isString(error.code) ? error.code : undefined
+  const message = error instanceof Error ? error.message : String(error)
+  const words = message.replace(/^[A-Z]+: /, "").replace(/, \w+ '.*'$/, "")
+  return code === undefined ? words : `${words} (${code})`
+}
+
+/** Where in the text a JSON.parse error is: V8 says "at position N", or nothing at the end of the input. */
+const positionOf = (message: string, text: string): { readonly line: number; readonly column: number } => {
+  const at = /position (\d+)/.exec(message)
+  const offset = at === null ? text.length : Math.min(Number(at[1]), text.length)
+  const before = text.slice(0, offset)
+  const lastBreak = before.lastIndexOf("\n")
+  return { line: before.split("\n").length, column: offset - lastBreak }
+}
+
+/** What a JSON value that is no object is, in words. */
+const kindOfJson = (json: unknown): string =>
+  Array.isArray(json) ? "an array" : json === null ? "null" : `a ${typeof json}`
 
 /** What each field must be, in words: the Schema's own literals, never the file's values. */
 const fieldMustBe: Readonly<Record<keyof ConfigFile, string>> = {
@@ -51,6 +82,10 @@ const issueWords = (error: ParseResult.ParseError): ReadonlyArray<string> =>
   Arr.dedupe(
     ParseResult.ArrayFormatter.formatErrorSync(error).map(({ _tag, path }) => {
       const [field] = path
+      if (_tag === "Unexpected" && path.length === 1 && typeof field === "string") {
+        // A key is no value of the file's, but it is the file's text: quoted, and never long.
+        return configWords.unknownField(JSON.stringify(field.slice(0, 40)))
+      }
       if (!isField(field) || path.length > 1) return configWords.invalid
       return _tag === "Missing"
         ? `buddy serve: the --config file has no "${field}"; it must be ${fieldMustBe[field]}.`
@@ -73,14 +108,28 @@ const readConfig = (path: Option.Option<string>): Effect.Effect<ConfigFile, Conf
     onSome: (file) =>
       Effect.tryPromise({
         try: () => fs.readFile(file, "utf8"),
-        catch: () => new ConfigUnusable({ lines: [configWords.unreadable] })
+        catch: (error) => new ConfigUnusable({ lines: [configWords.unreadable(file, systemError(error))] })
       })
         .pipe(
           Effect.flatMap((text) =>
-            Either.try(() => JSON.parse(text) as unknown).pipe(
-              Either.mapLeft(() => new ConfigUnusable({ lines: [configWords.invalid] })),
+            Either.try({
+              try: () => JSON.parse(text) as unknown,
+              catch: (error) => {
+                const message = error instanceof Error ? error.message.replace(/ in JSON at position \d+.*$/, "") : ""
+                const { column, line } = positionOf(error instanceof Error ? error.message : "", text)
+                return new ConfigUnusable({ lines: [configWords.notJson(file, line, column, message)] })
+              }
+            }).pipe(
               Either.flatMap((json) =>
-                Either.mapLeft(decodeConfig(json), (error) => new ConfigUnusable({ lines: issueWords(error) }))
+                Predicate.isRecord(json) && !Array.isArray(json)
+                  ? Either.mapLeft(decodeConfig(json), (error) => new ConfigUnusable({ lines: issueWords(error) }))
+                  : Either.left(new ConfigUnusable({ lines: [configWords.notObject(kindOfJson(json))] }))
+              ),
+              // An origin the Launchpad's page and buddy share makes every POST from that page cross-origin
+              // to buddy's own rule: refused at start, not at every POST (issue 18.3).
+              Either.filterOrLeft(
+                (config) => config.buddyOrigin === undefined || config.buddyOrigin !== config.launchpadOrigin,
+                () => new ConfigUnusable({ lines: [configWords.sameOrigins] })
               )
             )
           )

@@ -197,12 +197,59 @@ describe("buddy serve", () => {
     const invalid = await buddy(["serve", "--config", extra])
     expect(invalid.code).toBe(2)
     expect(invalid.stderr).toStrictEqual([
-      "buddy serve: the --config file is not a JSON object with exactly hermesHome (optional), launchpadOrigin, buddyOrigin (optional), environment, locale and allowedAccounts (optional)."
+      "buddy serve: the --config file has a field buddy does not know: \"token\"; it takes hermesHome (optional), launchpadOrigin, buddyOrigin (optional), environment, locale and allowedAccounts (optional)."
     ])
     expect(invalid.stdout).toStrictEqual([])
     const missing = await buddy(["serve", "--config", path.join(dir, "missing.json")])
     expect(missing.code).toBe(2)
-    expect(missing.stderr).toStrictEqual(["buddy serve: the --config file cannot be read."])
+    expect(missing.stderr).toStrictEqual([
+      `buddy serve: the --config file ${
+        path.join(dir, "missing.json")
+      } cannot be read: no such file or directory (ENOENT).`
+    ])
+  })
+
+  it("says where a config is broken: the JSON error's line and column, what it holds instead of an object, a shared origin", async () => {
+    const { dir } = await setUp()
+    const cases: ReadonlyArray<readonly [string, string]> = [
+      [
+        "{\n  \"launchpadOrigin\": \"https://l.example\",\n  \"environment\": \"local\",\n}\n",
+        "is not valid JSON at line 4, column 1: Expected double-quoted property name."
+      ],
+      ["{\"a\":", "is not valid JSON at line 1, column 6: Unexpected end of JSON input."]
+    ]
+    for (const [text, said] of cases) {
+      const file = path.join(dir, "broken.json")
+      await fs.writeFile(file, text)
+      expect((await buddy(["serve", "--config", file])).stderr).toStrictEqual([
+        `buddy serve: the --config file ${file} ${said}`
+      ])
+    }
+    const array = path.join(dir, "array.json")
+    await fs.writeFile(array, "[1,2]")
+    expect(await buddy(["serve", "--config", array])).toMatchObject({
+      code: 2,
+      stderr: [
+        "buddy serve: the --config file holds an array, not a JSON object with hermesHome (optional), launchpadOrigin, buddyOrigin (optional), environment, locale and allowedAccounts (optional)."
+      ]
+    })
+    const same = path.join(dir, "same.json")
+    await fs.writeFile(
+      same,
+      JSON.stringify({
+        launchpadOrigin: "https://l.example",
+        buddyOrigin: "https://l.example",
+        environment: "hosted-personal",
+        locale: "en"
+      })
+    )
+    expect(await buddy(["serve", "--config", same])).toMatchObject({
+      code: 2,
+      stdout: [],
+      stderr: [
+        "buddy serve: the --config file's launchpadOrigin and buddyOrigin are the same origin; buddy's own origin must differ from the Launchpad's page, or every POST from that page is refused."
+      ]
+    })
   })
 })
 
