@@ -4,13 +4,14 @@
 // confirmed by Hermes or explained; SIGTERM and SIGHUP stop it without cancelling anything. Nothing
 // here ends a sign-in by a clock of its own: Hermes alone decides expiry (C4.7).
 import * as Command from "@effect/cli/Command"
-import { Duration, Effect, Either, Exit, Fiber, Option } from "effect"
+import { Duration, Effect, Either, Exit, Fiber, Option, Runtime } from "effect"
 import type { Context } from "effect"
 import { HolderLock } from "../services/HolderLock.js"
 import type { Ending, Refusal, Started } from "../services/SignIn.js"
 import { SignIn } from "../services/SignIn.js"
 import { Status } from "../services/Status.js"
 import { ExitCode } from "./exit.js"
+import { canOffer, offerToOpen } from "./open-page.js"
 import { type Output, refuse } from "./output.js"
 import { commonOptions, withServices } from "./root.js"
 import { stoppedByCtrlC } from "./stop.js"
@@ -156,6 +157,14 @@ const start = Command.make(
           words.openPage(started.page, started.code)
         )
         yield* output.tell(words.waiting)
+        if (canOffer(output.json)) {
+          yield* output.tell(words.pressEnterToOpen)
+          const failed = yield* Effect.runtime<never>().pipe(
+            Effect.map((runtime) => () => Runtime.runFork(runtime)(output.note(words.noBrowser)))
+          )
+          const endOffer = offerToOpen(started.page, failed)
+          yield* Effect.addFinalizer(() => Effect.sync(endOffer))
+        }
         const ending = yield* hold(output, signIn, started)
         yield* output.answer({ kind: "sign-in", state: ending }, words.signInState[ending])
         // Signed in is done; failed is a failure; every other ending is "ended without a sign-in" (C8).

@@ -79,6 +79,10 @@ export const alreadyWorks =
 
 export const waiting = "Waiting for you to finish in the browser. Ctrl-C cancels."
 
+/** On a terminal only: the offer to open the page (D28). */
+export const pressEnterToOpen = "Press Enter to open the page in your browser."
+export const noBrowser = "No browser could be opened here; open the page yourself."
+
 /** Said once (on stderr) each time the hold's trouble changes; the sign-in stays held meanwhile. */
 export const stillWaiting = "Still waiting; Ctrl-C cancels."
 export const pollTrouble = {
