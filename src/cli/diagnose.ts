@@ -2,13 +2,17 @@
 // used and where it came from, and for a refusal of C1's path checks the path, what is wrong with it
 // and the command that fixes it, as ssh names a key file and its mode. Words on stderr only, after
 // the answer: HTTP answers, the journal and --json keep the closed reasons. It looks again, with
-// lstat and realpath only, at the paths C1 looked at; it sends nothing to Hermes.
-import { Effect, Option } from "effect"
+// lstat and realpath only, at the paths C1 looked at; to Hermes it sends at most one more identify,
+// for `not-ready`, to tell a failed gateway from one starting or draining.
+import { Effect, Either, Layer, Option, Schema } from "effect"
 import type { Stats } from "node:fs"
 import * as fsp from "node:fs/promises"
 import * as os from "node:os"
 import * as nodePath from "node:path"
+import { GatewayState } from "../schema/control.js"
 import type { GatewayReason } from "../schema/reasons.js"
+import { BuddyConfig } from "../services/BuddyConfig.js"
+import { GatewaySocket, GatewaySocketLive } from "../services/GatewaySocket.js"
 
 export interface HomeUsed {
   readonly path: string
@@ -67,11 +71,34 @@ const wrongWith = (
   return []
 }
 
+/** What identify says of the gateway's state, read loosely: only `state` matters here. */
+const decodeState = Schema.decodeUnknownEither(Schema.Struct({ state: GatewayState }))
+
+/** The state the gateway for `home` reports now, asked with one more identify (C2 allows it), if it answers one. */
+const gatewayState = (home: HomeUsed): Effect.Effect<Option.Option<GatewayState>> =>
+  Effect.flatMap(GatewaySocket, (socket) => socket.exchange({ protocol: 1, id: 1, verb: "identify" }, 512 * 1024)).pipe(
+    Effect.map(({ reply }) => (reply.ok ? Either.getRight(decodeState(reply.result)) : Option.none())),
+    Effect.map(Option.map(({ state }) => state)),
+    Effect.orElseSucceed(() => Option.none<GatewayState>()),
+    Effect.provide(GatewaySocketLive.pipe(Layer.provide(BuddyConfig.layer({ hermesHome: home.path }))))
+  )
+
+/** `not-ready`, told apart by the state the gateway reports (C8: a failed gateway is not one starting). */
+const notReady: Readonly<Record<GatewayState, string>> = {
+  starting: "The gateway is starting; try again in a moment.",
+  draining: "The gateway is shutting down; if it does not come back, start it: systemctl --user start hermes-gateway",
+  failed: "The gateway has failed; restart it: systemctl --user restart hermes-gateway",
+  ready: "The gateway is ready but does not offer buddy its access (session-authority-v1): Hermes needs an update."
+}
+
 /** The lines that say where and why, for `reason` with the home `home`; none for the other reasons. */
 export const diagnose = (reason: GatewayReason, home: HomeUsed): Effect.Effect<ReadonlyArray<string>> =>
   Effect.gen(function*() {
     const usedAs = (followed: string) => `The Hermes home is ${home.path} (${home.from})${followed}.`
     const used = usedAs("")
+    if (reason === "not-ready") {
+      return [used, ...Option.toArray(Option.map(yield* gatewayState(home), (state) => notReady[state]))]
+    }
     if (
       reason !== "not-running" && reason !== "unsafe-home" && reason !== "unsafe-socket" && reason !== "unsafe-pointer"
     ) {

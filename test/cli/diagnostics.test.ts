@@ -6,7 +6,7 @@ import * as net from "node:net"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { buddy } from "./support/buddy-process.js"
-import { tempDir } from "./support/cleanup.js"
+import { fakeGateway, tempDir } from "./support/cleanup.js"
 
 const checkGateway = "Check the gateway with: systemctl --user status hermes-gateway"
 const restartGateway = "The gateway makes it: restart it with: systemctl --user restart hermes-gateway"
@@ -129,4 +129,30 @@ describe("buddy status, in words, says where and how to fix", () => {
       checkGateway
     ])
   })
+})
+
+describe("a gateway that is not ready, told apart by what it reports", () => {
+  for (
+    const [state, said] of [
+      ["starting", "The gateway is starting; try again in a moment."],
+      [
+        "draining",
+        "The gateway is shutting down; if it does not come back, start it: systemctl --user start hermes-gateway"
+      ],
+      ["failed", "The gateway has failed; restart it: systemctl --user restart hermes-gateway"]
+    ] as const
+  ) {
+    it(`${state}: ${said}`, async () => {
+      const fake = await fakeGateway({ state })
+      expect(await buddy(["status", "--home", fake.home])).toMatchObject({
+        code: 1,
+        stdout: ["Buddy's state is unknown: Hermes is starting up or shutting down and is not ready yet."],
+        stderr: [`The Hermes home is ${fake.home} (from --home).`, said]
+      })
+      // With --json the closed reason alone, and no second identify.
+      fake.clearReceived()
+      expect(await buddy(["status", "--json", "--home", fake.home])).toMatchObject({ code: 1, stderr: [] })
+      expect(fake.received.filter((entry) => entry.channel === "control")).toHaveLength(1)
+    })
+  }
 })
