@@ -16,7 +16,9 @@ const runs = Number(process.argv[2] ?? 3000)
 const out = process.argv[3] ?? join(tmpdir(), "buddy-bench.cpuprofile")
 
 const gateway = await startStandin()
-const runtime = ManagedRuntime.make(GatewayLive.pipe(Layer.provide(BuddyConfig.layer({ hermesHome: gateway.home }))))
+const runtime = ManagedRuntime.make(
+  GatewayLive.pipe(Layer.provide(BuddyConfig.gatewayLayer({ hermesHome: gateway.home })))
+)
 const api = await runtime.runPromise(HermesApi)
 for (let i = 0; i < 50; i++) await runtime.runPromise(api.providerCard) // warm-up, not profiled
 const session = new Session()

@@ -183,7 +183,9 @@ const serve = await startServe(configFile)
 cleanups.unshift(serve.close)
 const bare = await startChild<{ port: number }>("bare-server.mjs", [standin.socket, standin.home])
 cleanups.unshift(bare.close)
-const runtime = ManagedRuntime.make(GatewayLive.pipe(Layer.provide(BuddyConfig.layer({ hermesHome: standin.home }))))
+const runtime = ManagedRuntime.make(
+  GatewayLive.pipe(Layer.provide(BuddyConfig.gatewayLayer({ hermesHome: standin.home })))
+)
 const api = await runtime.runPromise(HermesApi)
 
 // Every kind answers what the stand-in serves (signed in) before anything is timed.

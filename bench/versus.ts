@@ -45,7 +45,7 @@ process.on("exit", () => standin.close())
 
 const reader = async (services: Services) => {
   const runtime = ManagedRuntime.make(
-    services.GatewayLive.pipe(Layer.provide(services.BuddyConfig.layer({ hermesHome: standin.home })))
+    services.GatewayLive.pipe(Layer.provide(services.BuddyConfig.gatewayLayer({ hermesHome: standin.home })))
   )
   const api = await runtime.runPromise(services.HermesApi)
   return async () => {

@@ -10,7 +10,9 @@ export { openApiDocument } from "./http/openapi.js"
 export { ConfigFile, Environment, Locale, Origin } from "./schema/config.js"
 export {
   BuddyConfig,
+  type BuddyConfigFields,
   type BuddyConfigShape,
+  ConfigInvalid,
   type Deadlines,
   defaultDeadlines,
   defaultLimits,

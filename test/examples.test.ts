@@ -55,7 +55,7 @@ const overHttp = (port: number): Send => (method, path, headers = {}, body) =>
   })
 
 const configFor = (home: string, environment: BuddyConfigShape["environment"] = "hosted-personal") =>
-  BuddyConfig.make({
+  BuddyConfig.forGateway({
     hermesHome: home,
     launchpadOrigin: LAUNCHPAD,
     buddyOrigin: "https://buddy.example",

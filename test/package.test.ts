@@ -41,6 +41,7 @@ const publicSurface = [
   "BuddyState",
   "CancelAnswer",
   "ConfigFile",
+  "ConfigInvalid",
   "DeniedAnswer",
   "EmptyBody",
   "Environment",
@@ -234,7 +235,7 @@ describe("the packed package", () => {
     const script = `
       const buddy = await import("@lazurio/buddy")
       const client = await import("@lazurio/buddy/client")
-      const { dispose, handler } = buddy.makeBuddyWebHandler(buddy.BuddyConfig.make({ environment: "local" }))
+      const { dispose, handler } = buddy.makeBuddyWebHandler(await (await import("effect")).Effect.runPromise(buddy.BuddyConfig.make({ launchpadOrigin: "http://127.0.0.1", environment: "local" })))
       const answer = await handler(new Request("http://127.0.0.1/api/buddy"))
       const body = await answer.text()
       await dispose()
@@ -287,19 +288,20 @@ import {
   type BuddyConfigShape,
   BuddyHttpApp,
   BuddyLive,
+  type ConfigInvalid,
   makeBuddyWebHandler,
   openApiDocument,
   refusals
 } from "@lazurio/buddy"
 import { makeBuddyClient, type PollResult, type StatusResult } from "@lazurio/buddy/client"
-import { Schema } from "effect"
+import { Effect, Schema } from "effect"
 
-const config: BuddyConfigShape = BuddyConfig.make({
+const config: BuddyConfigShape = Effect.runSync(BuddyConfig.make({
   launchpadOrigin: "https://launchpad.example",
   buddyOrigin: "https://buddy.example",
   environment: "hosted-personal",
   locale: "cs"
-})
+}))
 export const router = HttpRouter.empty.pipe(HttpRouter.mountApp("/api/buddy", BuddyHttpApp))
 export const layer = BuddyLive(config)
 export const { dispose, handler } = makeBuddyWebHandler(config)
@@ -326,7 +328,14 @@ export const onChange = (result: PollResult) => result.kind
 // @ts-expect-error the results are a closed union: no such kind
 export const wrong: StatusResult = { kind: "nope" }
 // @ts-expect-error a config needs an environment the contract names
-BuddyConfig.make({ environment: "workstation" })
+BuddyConfig.make({ launchpadOrigin: "https://launchpad.example", environment: "workstation" })
+// @ts-expect-error a Launchpad names its origin and environment: nothing defaults to an absent Buddy
+BuddyConfig.make({})
+// A wrong origin is a typed failure, not a default.
+export const refusedConfig: Effect.Effect<unknown, ConfigInvalid> = BuddyConfig.make({
+  launchpadOrigin: "launchpad.example",
+  environment: "hosted-personal"
+})
 `
     )
     const checked = await inApp(process.execPath, [tsc, "-p", "tsconfig.json"]).then(
@@ -390,7 +399,7 @@ describe("next to the oldest effect and @effect/platform its peer ranges name", 
       expect(checked).toBe("clean")
       const script = `
       const buddy = await import("@lazurio/buddy")
-      const { dispose, handler } = buddy.makeBuddyWebHandler(buddy.BuddyConfig.make({ environment: "local" }))
+      const { dispose, handler } = buddy.makeBuddyWebHandler(await (await import("effect")).Effect.runPromise(buddy.BuddyConfig.make({ launchpadOrigin: "http://127.0.0.1", environment: "local" })))
       const answer = await handler(new Request("http://127.0.0.1/api/buddy"))
       console.log(JSON.stringify([answer.status, await answer.text()]))
       await dispose()

@@ -80,7 +80,7 @@ const gatewayState = (home: HomeUsed): Effect.Effect<Option.Option<GatewayState>
     Effect.map(({ reply }) => (reply.ok ? Either.getRight(decodeState(reply.result)) : Option.none())),
     Effect.map(Option.map(({ state }) => state)),
     Effect.orElseSucceed(() => Option.none<GatewayState>()),
-    Effect.provide(GatewaySocketLive.pipe(Layer.provide(BuddyConfig.layer({ hermesHome: home.path }))))
+    Effect.provide(GatewaySocketLive.pipe(Layer.provide(BuddyConfig.gatewayLayer({ hermesHome: home.path }))))
   )
 
 /** `not-ready`, told apart by the state the gateway reports (C8: a failed gateway is not one starting). */

@@ -11,7 +11,7 @@ import type { SignIn } from "../services/SignIn.js"
 import type { Status } from "../services/Status.js"
 
 export const liveServices = (hermesHome: string | undefined): Layer.Layer<SignIn | Status | HolderLock> =>
-  BuddyServicesLive.pipe(Layer.provide(Layer.merge(BuddyConfig.layer({ hermesHome }), JournalSilent)))
+  BuddyServicesLive.pipe(Layer.provide(Layer.merge(BuddyConfig.gatewayLayer({ hermesHome }), JournalSilent)))
 
 export class CliServices extends Context.Reference<CliServices>()("buddy/cli/CliServices", {
   defaultValue: () => ({ forHome: liveServices })

@@ -128,4 +128,6 @@ export const serveOn = (
   })
 
 /** Serves the config file's Buddy until interrupted. */
-export const serveFile = (file: ConfigFile, place: Place) => serveOn(configFrom(file), place)
+// The file passed ConfigFile's Schema and serve's own check of its origins (D30): it cannot be invalid here.
+export const serveFile = (file: ConfigFile, place: Place) =>
+  Effect.flatMap(Effect.orDie(configFrom(file)), (config) => serveOn(config, place))

@@ -6,7 +6,7 @@ import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Cause, Effect, Layer, Option } from "effect"
 import type { ConfigFile } from "../schema/config.js"
-import { BuddyConfig, type BuddyConfigShape } from "../services/BuddyConfig.js"
+import { BuddyConfig, type BuddyConfigShape, type ConfigInvalid } from "../services/BuddyConfig.js"
 import { type Journal, JournalLive } from "../services/Journal.js"
 import { BuddyServicesLive } from "../services/layers.js"
 import { buddyPresent, placeOf, requireSameOrigin } from "./admission.js"
@@ -53,15 +53,15 @@ export const BuddyHttpApp = Effect.gen(function*() {
   Effect.catchAllCause((cause) => (Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) : failedAnswer))
 )
 
-/** BuddyConfig from its file form (C6 "Config") plus the contract's deadlines and limits. */
-export const configFrom = (file: ConfigFile): BuddyConfigShape => BuddyConfig.make(file)
+/** BuddyConfig from its file form (C6 "Config") plus the contract's deadlines and limits, checked as `BuddyConfig.make` checks. */
+export const configFrom = (file: ConfigFile): Effect.Effect<BuddyConfigShape, ConfigInvalid> => BuddyConfig.make(file)
 
 /**
  * Everything `BuddyHttpApp` needs: the services on the gateway client, the config, and the
  * journal (C6): on stdout unless the Launchpad gives its own (`makeJournal`).
  */
 export const BuddyLive = (config: BuddyConfigShape, journal: Layer.Layer<Journal> = JournalLive) =>
-  BuddyServicesLive.pipe(Layer.provide(journal), Layer.provideMerge(BuddyConfig.layer(config)))
+  BuddyServicesLive.pipe(Layer.provide(journal), Layer.provideMerge(Layer.succeed(BuddyConfig, config)))
 
 /**
  * `(Request) => Promise<Response>` for a host that is not an Effect program. Call `dispose` when

@@ -1,7 +1,11 @@
 // BuddyConfig: the home, origins, environment and locale (C6 "Config"), plus the deadlines and
 // size limits of C2/C3. One value for the HTTP app and the CLI; tests shorten the deadlines.
-import { Context, Duration, Layer } from "effect"
-import type { Environment, Locale } from "../schema/config.js"
+// `make` and `layer` are what a Launchpad calls: they take the origins and the environment as
+// required fields and check them, failing with `ConfigInvalid` rather than defaulting to an app
+// where every route is absent (D31). `forGateway` is for what uses only the gateway client (the CLI,
+// tests): its HTTP fields are the closed defaults, and nothing serves them.
+import { Context, Data, Duration, Effect, Layer, Schema } from "effect"
+import { Environment, Locale, Origin } from "../schema/config.js"
 
 export interface Deadlines {
   /** One control-socket exchange (C2, default 5 s). */
@@ -47,23 +51,63 @@ export const defaultLimits: Limits = {
   requestBody: 16 * 1024
 }
 
-export class BuddyConfig extends Context.Tag("buddy/BuddyConfig")<BuddyConfig, BuddyConfigShape>() {
-  /** A config with the contract's deadlines and limits, overridable piece by piece. */
-  static readonly make = (
-    fields: Partial<Omit<BuddyConfigShape, "deadlines" | "limits">> & {
-      readonly deadlines?: Partial<Deadlines>
-      readonly limits?: Partial<Limits>
-    }
-  ): BuddyConfigShape => ({
-    hermesHome: fields.hermesHome,
-    launchpadOrigin: fields.launchpadOrigin ?? "http://127.0.0.1",
-    buddyOrigin: fields.buddyOrigin,
-    environment: fields.environment ?? "local",
-    locale: fields.locale ?? "en",
-    deadlines: { ...defaultDeadlines, ...fields.deadlines },
-    limits: { ...defaultLimits, ...fields.limits }
-  })
+/** What a Launchpad gives: the origins and the environment required, the rest with the contract's defaults. */
+export interface BuddyConfigFields {
+  readonly hermesHome?: string | undefined
+  readonly launchpadOrigin: string
+  readonly buddyOrigin?: string | undefined
+  readonly environment: Environment
+  readonly locale?: Locale
+  readonly deadlines?: Partial<Deadlines>
+  readonly limits?: Partial<Limits>
+}
 
-  static readonly layer = (...args: Parameters<typeof BuddyConfig.make>) =>
-    Layer.succeed(BuddyConfig, BuddyConfig.make(...args))
+/** A config a Launchpad gave that cannot serve, and which field is why. */
+export class ConfigInvalid extends Data.TaggedError("ConfigInvalid")<{
+  readonly reason: "launchpad-origin" | "buddy-origin" | "same-origins" | "environment" | "locale"
+}> {}
+
+const isOrigin = Schema.is(Origin)
+const isEnvironment = Schema.is(Environment)
+const isLocale = Schema.is(Locale)
+
+/** The contract's defaults under whatever is given. */
+const filled = (fields: Partial<BuddyConfigFields>): BuddyConfigShape => ({
+  hermesHome: fields.hermesHome,
+  launchpadOrigin: fields.launchpadOrigin ?? "http://127.0.0.1",
+  buddyOrigin: fields.buddyOrigin,
+  environment: fields.environment ?? "local",
+  locale: fields.locale ?? "en",
+  deadlines: { ...defaultDeadlines, ...fields.deadlines },
+  limits: { ...defaultLimits, ...fields.limits }
+})
+
+export class BuddyConfig extends Context.Tag("buddy/BuddyConfig")<BuddyConfig, BuddyConfigShape>() {
+  /**
+   * A Launchpad's config, checked: origins of C6's form (and two different ones), an environment
+   * and a locale the contract names. The values themselves are never in the error.
+   */
+  static readonly make = (fields: BuddyConfigFields): Effect.Effect<BuddyConfigShape, ConfigInvalid> =>
+    Effect.suspend(() => {
+      const invalid = (reason: ConfigInvalid["reason"]) => Effect.fail(new ConfigInvalid({ reason }))
+      if (!isOrigin(fields.launchpadOrigin)) return invalid("launchpad-origin")
+      if (fields.buddyOrigin !== undefined && !isOrigin(fields.buddyOrigin)) return invalid("buddy-origin")
+      if (fields.buddyOrigin === fields.launchpadOrigin) return invalid("same-origins")
+      if (!isEnvironment(fields.environment)) return invalid("environment")
+      if (fields.locale !== undefined && !isLocale(fields.locale)) return invalid("locale")
+      return Effect.succeed(filled(fields))
+    })
+
+  /** `make` as a layer: building it fails with `ConfigInvalid`. */
+  static readonly layer = (fields: BuddyConfigFields): Layer.Layer<BuddyConfig, ConfigInvalid> =>
+    Layer.effect(BuddyConfig, BuddyConfig.make(fields))
+
+  /**
+   * For what uses only the gateway client (the CLI, tests): the home, deadlines and limits as
+   * given, the HTTP fields the closed defaults (local, so every route is absent), never served.
+   */
+  static readonly forGateway = (fields: Partial<BuddyConfigFields> = {}): BuddyConfigShape => filled(fields)
+
+  static readonly gatewayLayer = (fields: Partial<BuddyConfigFields> = {}): Layer.Layer<BuddyConfig> =>
+    Layer.succeed(BuddyConfig, filled(fields))
 }

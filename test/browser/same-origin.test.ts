@@ -542,7 +542,7 @@ describe.skipIf(!hasChromium)("buddy/client in a page of the Launchpad example (
     const port = await freePort()
     origin = `http://127.0.0.1:${port}`
     const launchpad = await nodeLaunchpad(
-      BuddyConfig.make({
+      BuddyConfig.forGateway({
         hermesHome: fake.home,
         launchpadOrigin: origin,
         buddyOrigin: "http://buddy.invalid",

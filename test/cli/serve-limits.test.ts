@@ -48,7 +48,7 @@ import { readFileSync } from "node:fs"
 import { serveOn } from "./src/cli/serving.js"
 import { BuddyConfig } from "./src/services/BuddyConfig.js"
 const file = JSON.parse(readFileSync(process.argv[2], "utf8"))
-const config = BuddyConfig.make({ ...file, deadlines: { api: Duration.seconds(3) } })
+const config = BuddyConfig.forGateway({ ...file, deadlines: { api: Duration.seconds(3) } })
 serveOn(config, { _tag: "Tcp", port: 0, allowedAccounts: [] }, {
   headersTimeout: Duration.millis(${short.headers}),
   requestTimeout: Duration.millis(${short.request}),

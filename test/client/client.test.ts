@@ -181,7 +181,7 @@ describe("buddy/client against the app", () => {
         Layer.mergeAll(
           Layer.succeed(SignIn, failing),
           Layer.succeed(Status, Status.of({ read: Effect.succeed({ state: "waits" }) })),
-          BuddyConfig.layer(hostedConfig(undefined))
+          BuddyConfig.gatewayLayer(hostedConfig(undefined))
         )
       )
       const buddy = clientOn(port)

@@ -274,7 +274,7 @@ describe("fuzzing for leaks", () => {
         program(run)
         const layer = BuddyServicesLive.pipe(
           Layer.provideMerge(JournalCapture),
-          Layer.provide(BuddyConfig.layer({ hermesHome: fake.home, deadlines: testDeadlines }))
+          Layer.provide(BuddyConfig.gatewayLayer({ hermesHome: fake.home, deadlines: testDeadlines }))
         )
         const { exits, journal, started } = await Effect.runPromise(Effect.provide(round, layer))
         if (run.canaryStart) {

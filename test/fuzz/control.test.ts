@@ -46,7 +46,7 @@ beforeAll(async () => {
   peer = await controlPeer()
   const layer = TicketLive.pipe(
     Layer.provideMerge(GatewaySocketLive),
-    Layer.provide(BuddyConfig.layer({ hermesHome: peer.home, limits }))
+    Layer.provide(BuddyConfig.gatewayLayer({ hermesHome: peer.home, limits }))
   )
   const services = await Effect.runPromise(Effect.all([GatewaySocket, Ticket]).pipe(Effect.provide(layer)))
   ;[socket, ticket] = services

@@ -50,7 +50,7 @@ const connect = async (origin: string) => {
     Ticket,
     Ticket.of({ identify: Effect.succeed(endpoint), mint: () => Effect.succeed(Redacted.make("fuzz-ticket")) })
   )
-  const config = BuddyConfig.layer({ deadlines: { api: Duration.seconds(2), start: Duration.seconds(2) } })
+  const config = BuddyConfig.gatewayLayer({ deadlines: { api: Duration.seconds(2), start: Duration.seconds(2) } })
   return Effect.runPromise(Effect.provide(HermesApi, HermesApiLive.pipe(Layer.provide(Layer.merge(tickets, config)))))
 }
 

@@ -19,7 +19,7 @@ import { breathe, fuzzRuns, params, tally } from "./support/runs.js"
 const fc = FastCheck
 
 const limit = 16 * 1024
-const config = BuddyConfig.make({})
+const config = BuddyConfig.forGateway({})
 
 const routeOf = (operationId: string): Route => {
   const route = routes.find((candidate) => candidate.operationId === operationId)

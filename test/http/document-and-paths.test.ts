@@ -26,7 +26,7 @@ it("only the POST operations document a request body, and each names its exact b
 
 it.scoped("where Buddy is absent, a path outside /api/buddy is not-found, not buddy-absent", () =>
   Effect.gen(function*() {
-    const { dispose, handler } = makeBuddyWebHandler(BuddyConfig.make({ environment: "local" }))
+    const { dispose, handler } = makeBuddyWebHandler(BuddyConfig.forGateway({ environment: "local" }))
     yield* Effect.addFinalizer(() => Effect.promise(dispose))
     const outside = yield* Effect.promise(() => handler(new Request("http://127.0.0.1/api/buddyx")))
     expect(outside.status).toBe(404)

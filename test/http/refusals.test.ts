@@ -164,7 +164,7 @@ const dying = Layer.mergeAll(
     })
   ),
   Layer.succeed(Status, Status.of({ read: Effect.die(new Error("secret-stack-CANARY status")) })),
-  BuddyConfig.layer(hostedConfig(undefined))
+  BuddyConfig.gatewayLayer(hostedConfig(undefined))
 )
 
 describe("500 operation-failed", () => {

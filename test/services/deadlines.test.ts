@@ -1,5 +1,5 @@
 // The contract's default deadlines (C2: 5 s a control exchange; C3: 5 s an API call, 15 s the start),
-// pinned through what the real layers do with `BuddyConfig.make({ hermesHome })` and nothing else:
+// pinned through what the real layers do with `BuddyConfig.forGateway({ hermesHome })` and nothing else:
 // a peer that never answers fails the call with `timeout` at exactly its deadline and not a
 // millisecond before. The TestClock is moved by hand (fork, adjust, join: effect-guide P11); the
 // sockets are real, so each test waits in real time until the request has reached the fake gateway.
@@ -84,7 +84,7 @@ const pinsDeadline = (
 ) =>
   Effect.gen(function*() {
     const fake = yield* makeFakeGateway()
-    const layer = GatewayLive.pipe(Layer.provide(BuddyConfig.layer({ hermesHome: fake.home })), Layer.orDie)
+    const layer = GatewayLive.pipe(Layer.provide(BuddyConfig.gatewayLayer({ hermesHome: fake.home })), Layer.orDie)
     const api = yield* Effect.provide(HermesApi, layer)
     fake.fault(spec.fault, { kind: "timeout" })
     const fiber = yield* Effect.fork(caller(spec.run(api)))

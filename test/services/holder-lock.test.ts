@@ -40,7 +40,7 @@ const lockFor = (home: string) =>
   Effect.gen(function*() {
     const scope = yield* Scope.make()
     const context = yield* Layer.buildWithScope(
-      HolderLockLive.pipe(Layer.provide(BuddyConfig.layer({ hermesHome: home }))),
+      HolderLockLive.pipe(Layer.provide(BuddyConfig.gatewayLayer({ hermesHome: home }))),
       scope
     )
     return { lock: Context.get(context, HolderLock), scope }
@@ -160,7 +160,7 @@ describe("SignIn keeps the holder lock while it holds a sign-in", () => {
       const context = yield* Layer.buildWithScope(
         buddyServices(HolderLockLive).pipe(
           Layer.provideMerge(JournalCapture),
-          Layer.provide(BuddyConfig.layer({ hermesHome: fake.home, deadlines: testDeadlines })),
+          Layer.provide(BuddyConfig.gatewayLayer({ hermesHome: fake.home, deadlines: testDeadlines })),
           Layer.orDie
         ),
         scope

@@ -219,7 +219,7 @@ describe("another process holds the sign-in lock (C4.1)", () => {
       const others = yield* Ref.make<ReadonlyMap<string, number>>(new Map([[heldHome(fake.home), 4242]]))
       const layer = buddyServices(HolderLockMemory(others)).pipe(
         Layer.provideMerge(JournalCapture),
-        Layer.provide(BuddyConfig.layer({ hermesHome: fake.home, deadlines: testDeadlines })),
+        Layer.provide(BuddyConfig.gatewayLayer({ hermesHome: fake.home, deadlines: testDeadlines })),
         Layer.orDie
       )
       return yield* Effect.flatMap(SignIn, (signIn) => use(fake, signIn)).pipe(Effect.provide(layer))

@@ -64,7 +64,7 @@ describe("Buddy's state", () => {
       yield* Effect.addFinalizer(() => Effect.promise(() => fs.rm(home, { recursive: true, force: true })))
       const layer = BuddyServicesLive.pipe(
         Layer.provideMerge(JournalCapture),
-        Layer.provide(BuddyConfig.layer({ hermesHome: home, deadlines: testDeadlines }))
+        Layer.provide(BuddyConfig.gatewayLayer({ hermesHome: home, deadlines: testDeadlines }))
       )
       const read = yield* Effect.flatMap(Status, (status) => status.read).pipe(Effect.provide(layer))
       expect(read).toStrictEqual({ state: "unknown", reason: "not-running" })

@@ -55,7 +55,7 @@ const identifyThenMint = (result: Record<string, unknown>) =>
       GatewaySocket,
       GatewaySocket.of({ exchange: answer, exchangeAt: (_located, request) => answer(request) })
     )
-    const layer = TicketLive.pipe(Layer.provide(Layer.merge(socket, BuddyConfig.layer({}))))
+    const layer = TicketLive.pipe(Layer.provide(Layer.merge(socket, BuddyConfig.gatewayLayer({}))))
     const outcome = yield* Effect.gen(function*() {
       const ticket = yield* Ticket
       const endpoint = yield* ticket.identify

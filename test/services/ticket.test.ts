@@ -64,7 +64,7 @@ const fakeSocket = (replies: { identify?: ControlReply; ticket?: ControlReply })
       exchangeAt: (at, request, maxLine) => answer(request, maxLine, at)
     })
   )
-  return { sent, layer: TicketLive.pipe(Layer.provide(Layer.merge(layer, BuddyConfig.layer({})))) }
+  return { sent, layer: TicketLive.pipe(Layer.provide(Layer.merge(layer, BuddyConfig.gatewayLayer({})))) }
 }
 
 const identifyWith = (reply: ControlReply) => {

@@ -20,7 +20,7 @@ export const testDeadlines = {
 export const buddyLayer = (fake: FakeGateway) =>
   buddyServices(HolderLockMemory()).pipe(
     Layer.provideMerge(JournalCapture),
-    Layer.provide(BuddyConfig.layer({ hermesHome: fake.home, deadlines: testDeadlines }))
+    Layer.provide(BuddyConfig.gatewayLayer({ hermesHome: fake.home, deadlines: testDeadlines }))
   )
 
 /** The journal lines written so far, parsed. */

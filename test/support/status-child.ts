@@ -16,7 +16,7 @@ const read = Effect.flatMap(HermesApi, (api) => api.providerCard).pipe(
   Effect.catchAll((error) =>
     Effect.succeed({ ok: false, error: error._tag, reason: "reason" in error ? error.reason : "" })
   ),
-  Effect.provide(GatewayLive.pipe(Layer.provide(BuddyConfig.layer({ hermesHome: home }))))
+  Effect.provide(GatewayLive.pipe(Layer.provide(BuddyConfig.gatewayLayer({ hermesHome: home }))))
 )
 
 /**

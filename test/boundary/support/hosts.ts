@@ -56,7 +56,7 @@ export interface DeadlinesMs {
 }
 
 export const hostedConfig = (hermesHome: string, deadlines?: DeadlinesMs): BuddyConfigShape =>
-  BuddyConfig.make({
+  BuddyConfig.forGateway({
     hermesHome,
     launchpadOrigin: LAUNCHPAD,
     buddyOrigin: BUDDY,
@@ -111,7 +111,7 @@ import { readFileSync } from "node:fs"
 import { serveOn } from "./src/cli/serving.js"
 import { BuddyConfig } from "./src/services/BuddyConfig.js"
 const { deadlines, ...file } = JSON.parse(readFileSync(process.argv[2], "utf8"))
-const config = BuddyConfig.make({
+const config = BuddyConfig.forGateway({
   ...file,
   deadlines: { control: Duration.millis(deadlines.control), api: Duration.millis(deadlines.api), start: Duration.millis(deadlines.start) }
 })

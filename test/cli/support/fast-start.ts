@@ -15,7 +15,7 @@ export const PAGE = "https://auth.openai.com/codex/device"
 export const fastStart = async (fake: FakeGatewayHandle): Promise<string> => {
   const started = await Effect.runPromise(
     Effect.flatMap(HermesApi, (api) => api.start).pipe(
-      Effect.provide(GatewayLive.pipe(Layer.provide(BuddyConfig.layer({ hermesHome: fake.home })), Layer.orDie))
+      Effect.provide(GatewayLive.pipe(Layer.provide(BuddyConfig.gatewayLayer({ hermesHome: fake.home })), Layer.orDie))
     )
   )
   if (started.value._tag !== "Started") throw new Error("the fake did not start a session")

@@ -28,7 +28,7 @@ export const hostedConfig = (
   hermesHome: string | undefined,
   overrides: Partial<Omit<BuddyConfigShape, "deadlines" | "limits">> = {}
 ): BuddyConfigShape =>
-  BuddyConfig.make({
+  BuddyConfig.forGateway({
     hermesHome,
     launchpadOrigin: LAUNCHPAD,
     buddyOrigin: BUDDY,
@@ -40,7 +40,7 @@ export const hostedConfig = (
 
 /** What the app needs, from the real services with a capturing journal. */
 export const liveServices = (config: BuddyConfigShape) =>
-  BuddyServicesLive.pipe(Layer.provideMerge(JournalCapture), Layer.provideMerge(BuddyConfig.layer(config)))
+  BuddyServicesLive.pipe(Layer.provideMerge(JournalCapture), Layer.provideMerge(BuddyConfig.gatewayLayer(config)))
 
 export interface Served {
   readonly port: number

@@ -161,7 +161,7 @@ export const exchangeFor = (
   options: { readonly control?: Duration.Duration; readonly maxLine?: number } = {}
 ) =>
   Effect.flatMap(GatewaySocket, (gateway) => gateway.exchange(identify, options.maxLine ?? 1024)).pipe(
-    Effect.provide(GatewaySocketLive.pipe(Layer.provide(BuddyConfig.layer({
+    Effect.provide(GatewaySocketLive.pipe(Layer.provide(BuddyConfig.gatewayLayer({
       hermesHome,
       deadlines: { control: options.control ?? Duration.millis(300) }
     }))))
