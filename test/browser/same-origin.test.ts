@@ -25,12 +25,10 @@ import { launchpad as nodeLaunchpad } from "../../examples/mount-node.js"
 import { type FakeGatewayHandle, startFakeGateway } from "../../fixtures/fake-gateway.js"
 import type { makeBuddyClient } from "../../src/client/index.js"
 import { BuddyConfig } from "../../src/services/BuddyConfig.js"
+import { requires } from "../support/required.js"
 
 const chromiumPath = "/usr/bin/chromium"
-const hasChromium = existsSync(chromiumPath)
-if (!hasChromium) {
-  console.log(`test/browser skipped: ${chromiumPath} is missing (Debian's chromium package is not installed)`)
-}
+const hasChromium = requires(existsSync(chromiumPath), chromiumPath, "apt-get install chromium")
 
 /** What this machine's Chromium needs (env notes); playwright-core gives it a new, empty profile. */
 const chromiumArgs = [

@@ -11,15 +11,14 @@ import * as fs from "node:fs/promises"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { requires } from "../support/required.js"
 import { buddy } from "./support/buddy-process.js"
 
 type Shell = "bash" | "zsh" | "fish"
 
 const installed = (shell: Shell) => spawnSync("sh", ["-c", `command -v ${shell}`]).status === 0
-const hasZsh = installed("zsh")
-const hasFish = installed("fish")
-if (!hasZsh) console.warn("zsh is not installed: its completion tests are skipped (apt-get install zsh)")
-if (!hasFish) console.warn("fish is not installed: its completion tests are skipped (apt-get install fish)")
+const hasZsh = requires(installed("zsh"), "zsh", "apt-get install zsh")
+const hasFish = requires(installed("fish"), "fish", "apt-get install fish")
 
 let dir = ""
 const scripts: Record<Shell, string> = { bash: "", zsh: "", fish: "" }

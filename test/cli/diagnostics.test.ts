@@ -5,6 +5,7 @@ import * as fs from "node:fs/promises"
 import * as net from "node:net"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
+import { requires } from "../support/required.js"
 import { buddy } from "./support/buddy-process.js"
 import { fakeGateway, tempDir } from "./support/cleanup.js"
 
@@ -73,7 +74,13 @@ describe("buddy status, in words, says where and how to fix", () => {
     })
   })
 
-  it.skipIf(process.getuid?.() !== 0)(
+  it.skipIf(
+    !requires(
+      process.getuid?.() === 0,
+      "root (to give a directory to another account)",
+      "run the suite as root, as CI does"
+    )
+  )(
     "a home another account owns: its owner and the chown that fixes it",
     async () => {
       const home = await tempDir("buddy-diagnose-", 0o700)

@@ -3,10 +3,10 @@
 // @effect/cli built-ins (--wizard, --log-level, "A true or false value."), each command's usage
 // with `buddy` in front, and the same text from `buddy help COMMAND`, `buddy COMMAND --help` and
 // `-h`. On a terminal the headings are bold; with NO_COLOR or to a pipe there is no escape code.
-import { execFileSync } from "node:child_process"
 import { describe, expect, it } from "vitest"
 import { tree } from "../../src/cli/commands.js"
 import { nodes, title } from "../../src/cli/tree.js"
+import { onPath, requires } from "../support/required.js"
 import { BIN, buddy, spawnBuddy } from "./support/buddy-process.js"
 
 const ROOT = `Sign Buddy in to ChatGPT through the local Hermes gateway, read his state, sign
@@ -167,7 +167,7 @@ describe("buddy's help", { timeout: 60_000 }, () => {
     expect(ran).toMatchObject({ code: 0, rawStdout: SIGN_IN, rawStderr: "" })
   })
 
-  const hasScript = execFileSync("sh", ["-c", "command -v script || true"], { encoding: "utf8" }).trim() !== ""
+  const hasScript = requires(onPath("script"), "script (util-linux)", "apt-get install bsdutils")
 
   it.skipIf(!hasScript)("has bold headings on a terminal, and no escape code there when NO_COLOR is set", async () => {
     // util-linux `script` runs a command on a pseudo-terminal: the one case where colour is allowed.

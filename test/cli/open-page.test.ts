@@ -6,12 +6,12 @@ import { existsSync } from "node:fs"
 import * as fs from "node:fs/promises"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
+import { onPath, requires } from "../support/required.js"
 import { BIN, buddy, cleanEnv } from "./support/buddy-process.js"
 import { fakeGateway, tempDir } from "./support/cleanup.js"
 import { fastStart, PAGE } from "./support/fast-start.js"
 
-/** util-linux `script`, which .ci/run's Debian has; missing it fails the run in CI rather than skipping. */
-const hasScript = existsSync("/usr/bin/script")
+const hasScript = requires(onPath("script"), "script (util-linux)", "apt-get install bsdutils")
 
 const until = async (what: string, ready: () => boolean | Promise<boolean>) => {
   for (let waited = 0; waited < 10_000; waited += 50) {
@@ -22,7 +22,7 @@ const until = async (what: string, ready: () => boolean | Promise<boolean>) => {
 }
 
 describe("buddy sign-in start offers to open the page", () => {
-  it.skipIf(!hasScript && process.env["CI"] === undefined)(
+  it.skipIf(!hasScript)(
     "on a terminal: after Enter, and only then, the page opens",
     async () => {
       const fake = await fakeGateway()
