@@ -106,6 +106,31 @@ const launchpad = async (name: string, extra: ReadonlyArray<string>) => {
   return dir
 }
 
+/** tsc, strict as a Launchpad's own, on `file` in the project `dir`: "clean", or what it said. */
+const typeCheck = (dir: string, file: string) => {
+  writeFileSync(
+    path.join(dir, "tsconfig.json"),
+    JSON.stringify({
+      compilerOptions: {
+        target: "ES2022",
+        lib: ["ES2023"],
+        module: "NodeNext",
+        moduleResolution: "NodeNext",
+        strict: true,
+        exactOptionalPropertyTypes: true,
+        noEmit: true,
+        skipLibCheck: true,
+        types: ["node"]
+      },
+      files: [file]
+    })
+  )
+  return inDir(dir)(process.execPath, [tsc, "-p", "tsconfig.json"]).then(
+    () => "clean",
+    (error: { readonly stdout: string }) => error.stdout
+  )
+}
+
 /** Every installed copy of a package in a project's tree, by the package.json each has. */
 const copiesOf = (dir: string, name: string) =>
   readdirSync(path.join(dir, "node_modules"), { recursive: true, encoding: "utf8" })
@@ -262,23 +287,6 @@ describe("the packed package", () => {
 
   it("type-checks a Launchpad's use of it with tsc, and its types are not `any`", async () => {
     writeFileSync(
-      path.join(app, "tsconfig.json"),
-      JSON.stringify({
-        compilerOptions: {
-          target: "ES2022",
-          lib: ["ES2023"],
-          module: "NodeNext",
-          moduleResolution: "NodeNext",
-          strict: true,
-          exactOptionalPropertyTypes: true,
-          noEmit: true,
-          skipLibCheck: true,
-          types: ["node"]
-        },
-        files: ["launchpad.ts"]
-      })
-    )
-    writeFileSync(
       path.join(app, "launchpad.ts"),
       `import { HttpRouter } from "@effect/platform"
 import {
@@ -338,11 +346,7 @@ export const refusedConfig: Effect.Effect<unknown, ConfigInvalid> = BuddyConfig.
 })
 `
     )
-    const checked = await inApp(process.execPath, [tsc, "-p", "tsconfig.json"]).then(
-      () => "clean",
-      (error: { readonly stdout: string }) => error.stdout
-    )
-    expect(checked).toBe("clean")
+    expect(await typeCheck(app, "launchpad.ts")).toBe("clean")
   }, 60_000)
 
   it("@lazurio/buddy/client bundles for a browser with no Node import", async () => {
@@ -375,28 +379,7 @@ describe("next to the oldest effect and @effect/platform its peer ranges name", 
       expect(copiesOf(oldest, "effect")).toStrictEqual(["effect/package.json"])
       expect(copiesOf(oldest, "@effect/platform")).toStrictEqual(["@effect/platform/package.json"])
       cpSync(path.join(oldest, "node_modules/@lazurio/buddy/examples/mount-effect.ts"), path.join(oldest, "mount.ts"))
-      writeFileSync(
-        path.join(oldest, "tsconfig.json"),
-        JSON.stringify({
-          compilerOptions: {
-            target: "ES2022",
-            lib: ["ES2023"],
-            module: "NodeNext",
-            moduleResolution: "NodeNext",
-            strict: true,
-            exactOptionalPropertyTypes: true,
-            noEmit: true,
-            skipLibCheck: true,
-            types: ["node"]
-          },
-          files: ["mount.ts"]
-        })
-      )
-      const checked = await inDir(oldest)(process.execPath, [tsc, "-p", "tsconfig.json"]).then(
-        () => "clean",
-        (error: { readonly stdout: string }) => error.stdout
-      )
-      expect(checked).toBe("clean")
+      expect(await typeCheck(oldest, "mount.ts")).toBe("clean")
       const script = `
       const buddy = await import("@lazurio/buddy")
       const { dispose, handler } = buddy.makeBuddyWebHandler(await (await import("effect")).Effect.runPromise(buddy.BuddyConfig.make({ launchpadOrigin: "http://127.0.0.1", environment: "local" })))

@@ -13,6 +13,7 @@ import { GatewayState } from "../schema/control.js"
 import type { GatewayReason } from "../schema/reasons.js"
 import { BuddyConfig } from "../services/BuddyConfig.js"
 import { GatewaySocket, GatewaySocketLive } from "../services/GatewaySocket.js"
+import { ownUid } from "../services/private-directory.js"
 
 export interface HomeUsed {
   readonly path: string
@@ -46,8 +47,6 @@ const kindOf = (stats: Stats): string =>
     : "a special file"
 
 const octal = (mode: number) => `0${(mode & 0o777).toString(8).padStart(3, "0")}`
-// Stryker disable next-line OptionalChaining: Linux always has getuid
-const ownUid = () => process.getuid?.() ?? -1
 
 const checkGateway = "Check the gateway with: systemctl --user status hermes-gateway"
 const restartGateway = "The gateway makes it: restart it with: systemctl --user restart hermes-gateway"

@@ -10,6 +10,7 @@ import * as Options from "@effect/cli/Options"
 import { Array as Arr, Console, Data, Effect, Either, Option, ParseResult, Predicate, Schema } from "effect"
 import * as fs from "node:fs/promises"
 import { ConfigFile, Environment, Locale } from "../schema/config.js"
+import { errnoOf } from "../services/errno.js"
 import { keepServingWithoutReaders } from "./closed-pipe.js"
 import { ExitCode } from "./exit.js"
 import { commonOptions } from "./root.js"
@@ -41,10 +42,8 @@ const configWords = {
 
 /** An fs error as a person reads it: Node's words after the code, and the code (`no such file or directory (ENOENT)`). */
 const systemError = (error: unknown): string => {
-  const code = Predicate.hasProperty(error, "code") && Predicate.isString(error.code) ? error.code : undefined
   const message = error instanceof Error ? error.message : String(error)
-  const words = message.replace(/^[A-Z]+: /, "").replace(/, \w+ '.*'$/, "")
-  return code === undefined ? words : `${words} (${code})`
+  return `${message.replace(/^[A-Z]+: /, "").replace(/, \w+ '.*'$/, "")} (${errnoOf(error)})`
 }
 
 /** Where in the text a JSON.parse error is: V8 says "at position N", or nothing at the end of the input. */
