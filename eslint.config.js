@@ -30,10 +30,24 @@ export default tseslint.config(
   {
     files: ["src/**/*.ts"],
     rules: {
-      "no-restricted-syntax": ["error", {
-        selector: "TryStatement",
-        message: "Use Effect.try / Effect.tryPromise, not try/catch."
-      }, { selector: "ThrowStatement", message: "Fail with a tagged error, do not throw." }]
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "TryStatement",
+          message: "Use Effect.try / Effect.tryPromise, not try/catch."
+        },
+        { selector: "ThrowStatement", message: "Fail with a tagged error, do not throw." },
+        {
+          // A dependency's private fields (Node's `_httpMessage`, `_handle`, ...) change without notice;
+          // Effect's `_tag` is its public discriminant.
+          selector: "MemberExpression[property.name=/^_(?!tag$)[a-zA-Z]/]",
+          message: "Do not read a dependency's private field; keep what you need yourself."
+        },
+        {
+          selector: "CallExpression[callee.object.name='Reflect'] > Literal[value=/^_[a-zA-Z]/]",
+          message: "Do not read a dependency's private field through Reflect; keep what you need yourself."
+        }
+      ]
     }
   }
 )

@@ -10,14 +10,15 @@ import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as HttpServer from "@effect/platform/HttpServer"
 import { ServeError } from "@effect/platform/HttpServerError"
 import { Duration, Effect, Layer, Option, Schema } from "effect"
-import { createServer, type IncomingMessage, type Server, ServerResponse, STATUS_CODES } from "node:http"
-import type { ListenOptions } from "node:net"
+import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from "node:http"
+import type { ListenOptions, Socket } from "node:net"
 import type { Duplex } from "node:stream"
 import { securityHeaders } from "../http/answer.js"
+import { type Connections, type Lingering, makeConnections } from "./connections.js"
 import { authoritiesOf, type Listening, pin } from "./host-pin.js"
 import type { Admission } from "./listener-trust.js"
 
-export interface ServerLimits {
+export interface ServerLimits extends Lingering {
   /** From a connection's (or a request's) first byte to the end of its headers. */
   readonly headersTimeout: Duration.Duration
   /** From a request's first byte to the end of its body; the answer's own time is not counted. */
@@ -34,14 +35,18 @@ export interface ServerLimits {
  * A client on loopback sends a request of at most 16 KiB at once: 10 s for headers and 30 s for
  * a whole request are generous for it and short for a client that holds a connection open. The
  * request deadline ends when the body has arrived, so a start answered after Hermes's 15 s is
- * never cut by it. Checked every second, so a deadline fires at most 1 s late.
+ * never cut by it. Checked every second, so a deadline fires at most 1 s late. After a 413, up to
+ * 2 s and 16 MiB of the rest of the body are read and discarded, so that the client reads the 413
+ * (./connections.ts): a body 1 000 times the limit, and about 10 ms of a core on loopback.
  */
 export const serverLimits: ServerLimits = {
   headersTimeout: Duration.seconds(10),
   requestTimeout: Duration.seconds(30),
   keepAliveTimeout: Duration.seconds(5),
   connectionsCheckingInterval: Duration.seconds(1),
-  maxHeaderSize: 16 * 1024
+  maxHeaderSize: 16 * 1024,
+  lingerTime: Duration.seconds(2),
+  lingerBytes: 16 * 1024 * 1024
 }
 
 /** What a refusal of the connection itself says: closed names, like C6's plain errors. */
@@ -92,25 +97,15 @@ const answerFor = (error: Error) => {
 }
 
 /**
- * Whether an answer to this socket's request has begun: bytes of ours would then corrupt it.
- * Node keeps the answer in flight on the socket as `_httpMessage` (its own default answer checks
- * the same); `@types/node` does not declare it, hence `Reflect.get`.
- */
-const answering = (socket: Duplex) => {
-  const inFlight: unknown = Reflect.get(socket, "_httpMessage")
-  return inFlight instanceof ServerResponse && inFlight.headersSent
-}
-
-/**
  * Node's refusal of a connection (malformed request, headers too large, a deadline passed), in
  * the house style, then the socket is destroyed: the client was too slow or spoke nonsense, and
  * what it sends next is not read. A reset peer, or one we can no longer write to, is just dropped.
  * Nothing is written before the connection is admitted (D22); a refused one is closed unanswered.
  */
-const onClientError = (admission: Admission) => (error: Error, socket: Duplex) => {
+const onClientError = (admission: Admission, connections: Connections) => (error: Error, socket: Duplex) => {
   if (codeOf(error) === "ECONNRESET") return socket.destroy()
   admission.whenAdmitted(socket, () => {
-    if (socket.writable && !answering(socket)) socket.write(answerFor(error))
+    if (socket.writable && !connections.answering(socket)) socket.write(answerFor(error))
     socket.destroy()
   })
 }
@@ -132,7 +127,7 @@ const refuseHost = (response: ServerResponse) => {
  * The server with our deadlines and limits and our answers to what Node would refuse itself.
  * Each accepted connection goes to `admission` first; nothing is answered on it before that.
  */
-export const makeServer = (limits: ServerLimits, admission: Admission): Server => {
+const makeServer = (limits: ServerLimits, admission: Admission, connections: Connections): Server => {
   const server = createServer({
     headersTimeout: Duration.toMillis(limits.headersTimeout),
     requestTimeout: Duration.toMillis(limits.requestTimeout),
@@ -140,8 +135,11 @@ export const makeServer = (limits: ServerLimits, admission: Admission): Server =
     connectionsCheckingInterval: Duration.toMillis(limits.connectionsCheckingInterval),
     maxHeaderSize: limits.maxHeaderSize
   })
-  server.on("connection", admission.accepted)
-  server.on("clientError", onClientError(admission))
+  server.on("connection", (socket: Socket) => {
+    connections.accepted(socket)
+    admission.accepted(socket)
+  })
+  server.on("clientError", onClientError(admission, connections))
   // Any expectation but 100-continue: Node would answer an empty 417.
   server.on("checkExpectation", answerExpectationFailed)
   return server
@@ -160,12 +158,14 @@ type Handler = (request: IncomingMessage, response: ServerResponse) => void
  */
 const gated = (
   admission: Admission,
+  connections: Connections,
   authorities: ReadonlySet<string>,
   bodyLimit: number,
   handler: Handler,
   expects: boolean
 ): Handler =>
-(request, response) =>
+(request, response) => {
+  connections.track(request, response)
   admission.whenAdmitted(request.socket, () =>
     Option.match(pin(authorities, request.url ?? "", request.headers.host), {
       onNone: () => refuseHost(response),
@@ -175,6 +175,7 @@ const gated = (
         handler(request, response)
       }
     }))
+}
 
 /**
  * Stops listening and ends every connection, requests in flight included: Node's `close` alone
@@ -222,7 +223,11 @@ export const layer = (listener: Listener, limits: ServerLimits, bodyLimit: numbe
     Layer.scoped(
       HttpServer.HttpServer,
       Effect.gen(function*() {
-        const server = yield* Effect.acquireRelease(Effect.sync(() => makeServer(limits, listener.admission)), stop)
+        const connections = makeConnections(limits)
+        const server = yield* Effect.acquireRelease(
+          Effect.sync(() => makeServer(limits, listener.admission, connections)),
+          stop
+        )
         yield* listenOn(server, listener.listen)
         const address = server.address()
         const tcp = typeof address === "object" && address !== null ? Option.some(address) : Option.none()
@@ -241,8 +246,8 @@ export const layer = (listener: Listener, limits: ServerLimits, bodyLimit: numbe
               const handler = yield* (middleware === undefined
                 ? NodeHttpServer.makeHandler(app)
                 : NodeHttpServer.makeHandler(app, middleware))
-              const onRequest = gated(listener.admission, authorities, bodyLimit, handler, false)
-              const onContinue = gated(listener.admission, authorities, bodyLimit, handler, true)
+              const onRequest = gated(listener.admission, connections, authorities, bodyLimit, handler, false)
+              const onContinue = gated(listener.admission, connections, authorities, bodyLimit, handler, true)
               yield* Effect.acquireRelease(
                 Effect.sync(() => server.on("request", onRequest).on("checkContinue", onContinue)),
                 () => Effect.sync(() => server.off("request", onRequest).off("checkContinue", onContinue))
