@@ -1,6 +1,6 @@
 // C1: where the control socket is, and every rule a path must pass before anything is sent.
 // Each refusal is its own closed reason; nothing here follows a link it was not told to follow.
-import { Config, Effect, Either, Option, Predicate } from "effect"
+import { Config, Effect, Either, Option } from "effect"
 import { createHash } from "node:crypto"
 import { constants as fsConstants, type Stats } from "node:fs"
 import * as fsp from "node:fs/promises"
@@ -9,6 +9,7 @@ import * as nodePath from "node:path"
 import type { GatewayReason } from "../schema/reasons.js"
 import { decodeUtf8 } from "../schema/utf8.js"
 import { awaitBefore, type Deadline } from "./deadline.js"
+import { errnoOf } from "./errno.js"
 import { type GatewayError, gatewayError } from "./GatewayError.js"
 
 /** Where to dial, and the real home whose profile the tickets are for. */
@@ -19,10 +20,6 @@ export interface Located {
 
 /** The pointer file is read up to this many bytes; one more byte proves it is too long (C1.3). */
 export const pointerLimit = 4096
-
-/** The errno code of a failed fs call (they reject with errno errors; the guard is for the type). */
-const errnoOf = (error: unknown): string =>
-  Predicate.hasProperty(error, "code") && Predicate.isString(error.code) ? error.code : "EUNKNOWN"
 
 /** What a wait that passed the exchange's deadline fails with: the code a stalled network filesystem gives too. */
 const timedOut = "ETIMEDOUT"
@@ -111,7 +108,10 @@ const readPointer = (file: string, deadline: Deadline): Effect.Effect<string, Ga
         // Stryker disable next-line ConditionalExpression,StringLiteral: the refusals here are unsafe-pointer too, and stat and read of a file we hold open do not fail
         Effect.mapError((error) => (typeof error === "string" ? failedAs("unsafe-pointer")(error) : error))
       ),
-    (handle) => Effect.promise(() => handle.close())
+    // The pointer has been read (or refused) by now, and the descriptor is released even when
+    // close reports a failure (EIO from a network filesystem): nothing is lost by ignoring it, and
+    // a defect here would end a status read that is documented never to fail.
+    (handle) => Effect.ignore(Effect.tryPromise(() => handle.close()))
   )
 
 /**

@@ -3,6 +3,7 @@
 // "exactly the Schema's keys" for any Schema it is given, not only the strict ones the routes use.
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Schema } from "effect"
+import * as http from "node:http"
 import { makeFakeGateway } from "../../fixtures/fake-gateway.js"
 import { decodeBody, isJsonMediaType } from "../../src/http/body.js"
 import { bodies, expectAnswer, line, startedHandle } from "./support/answers.js"
@@ -11,11 +12,13 @@ import {
   handleBody,
   type HeaderList,
   hostedConfig,
+  liveServices,
   POLL,
   post,
   rawExchange,
   sameOrigin,
   serve,
+  serveWith,
   START
 } from "./support/server.js"
 
@@ -94,6 +97,36 @@ describe("the declared length", () => {
       const { fake, port } = yield* withHeldSignIn
       const reply = yield* rawExchange(port, head("Content-Type: application/json\r\nContent-Length: 16385\r\n") + "{}")
       expect({ status: reply.status, body: reply.body }).toStrictEqual({ status: 413, body: bodies.tooLarge })
+      expect(fake.received).toStrictEqual([])
+    }))
+})
+
+describe("a body over the limit", () => {
+  // At the limit the request's stream is paused, not left flowing: the server reads no more of the
+  // body than the limit and its buffers while the 413 goes out (a body of any size would otherwise
+  // be read at full speed into nothing until the connection closes).
+  it.scopedLive("is paused at the 16 KiB limit: at the 413's end the request no longer flows", () =>
+    Effect.gen(function*() {
+      const fake = yield* makeFakeGateway()
+      const flowingAtAnswer: Array<boolean | null> = []
+      const { port } = yield* serveWith(
+        liveServices(hostedConfig(fake.home)),
+        () =>
+          http.createServer().on("request", (request: http.IncomingMessage, response: http.ServerResponse) => {
+            response.prependOnceListener("finish", () => flowingAtAnswer.push(request.readableFlowing))
+          })
+      )
+      const chunk = (size: number) => `${size.toString(16)}\r\n${"a".repeat(size)}\r\n`
+      const reply = yield* rawExchange(
+        port,
+        head("Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n"),
+        async (write, answered) => {
+          // Chunks keep coming until the answer does.
+          while (!answered() && await write(chunk(8 * 1024))) await new Promise((next) => setImmediate(next))
+        }
+      )
+      expect({ status: reply.status, body: reply.body }).toStrictEqual({ status: 413, body: bodies.tooLarge })
+      expect(flowingAtAnswer).toStrictEqual([false])
       expect(fake.received).toStrictEqual([])
     }))
 })

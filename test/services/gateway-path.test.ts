@@ -390,6 +390,28 @@ describe("C1.3 the pointer <home>/gateway.sock.path", () => {
       yield* expectRefused(home, "unsafe-pointer", peer)
     }))
 
+  // Opened without O_NONBLOCK, a FIFO nobody writes to holds the open, and the libuv thread making
+  // it, until a writer comes: the read would end as a timeout, and four such reads would stall
+  // every fs call of the process for good.
+  it.scopedLive("a pointer that is a FIFO nobody writes to is refused unsafe-pointer at once, not waited on", () =>
+    Effect.gen(function*() {
+      const { root, home } = yield* scene()
+      const { peer } = yield* pointerScene(root, home)
+      yield* remove(pointerOf(home))
+      yield* Effect.acquireRelease(
+        Effect.sync(() => execFileSync("mkfifo", ["-m", "600", pointerOf(home)])),
+        // Were an open left waiting on it, a writer releases it.
+        () =>
+          Effect.promise(() =>
+            fsp.open(pointerOf(home), fsConstants.O_WRONLY | fsConstants.O_NONBLOCK).then(
+              (handle) => handle.close(),
+              () => undefined
+            )
+          )
+      )
+      yield* expectRefused(home, "unsafe-pointer", peer)
+    }))
+
   it.scopedLive("a pointer whose path holds a NUL byte is refused unsafe-pointer", () =>
     Effect.gen(function*() {
       const { root, home } = yield* scene()

@@ -50,14 +50,15 @@ export interface Served {
 
 /** `BuddyHttpApp` served on 127.0.0.1 with these services, for the test's scope. */
 export const serveWith = <E>(
-  services: Layer.Layer<SignIn | Status | BuddyConfig, E>
+  services: Layer.Layer<SignIn | Status | BuddyConfig, E>,
+  makeServer: () => http.Server = http.createServer
 ): Effect.Effect<Served, E, Scope.Scope> =>
   Effect.gen(function*() {
     const context = yield* Layer.build(services)
     const built = yield* Layer.build(
       HttpServer.serve(BuddyHttpApp).pipe(
         Layer.provide(Layer.succeedContext(context)),
-        Layer.provideMerge(NodeHttpServer.layer(http.createServer, { host: "127.0.0.1", port: 0 }))
+        Layer.provideMerge(NodeHttpServer.layer(makeServer, { host: "127.0.0.1", port: 0 }))
       )
     ).pipe(Effect.orDie)
     const address = Context.get(built, HttpServer.HttpServer).address
