@@ -43,21 +43,74 @@ const guard = (stream: Writable) => {
   stream.on("error", () => {})
 }
 
+/** How much a journal's stream may hold unwritten, and where the count of dropped lines is said. */
+export interface JournalBound {
+  /** Bytes waiting in the stream (its `writableLength`) beyond which a line is dropped. */
+  readonly limit: number
+  readonly warn: (text: string) => void
+}
+
 /**
- * A journal writing a line at a time to `stream` without awaiting the write's callback (stdout on
- * a Linux pipe or file is written synchronously anyway); once the stream failed, lines are dropped.
- * A write that throws (a stream of the caller's) is dropped too: `record` never fails its caller.
+ * stdout's journal: 64 KiB waiting (some 600 lines, on top of what the kernel holds for a pipe or
+ * the journal's socket) before lines are dropped; the count is said on stderr.
  */
-export const streamJournal = (stream: Writable) =>
-  makeJournal((line) =>
+export const stdoutBound: JournalBound = {
+  limit: 64 * 1024,
+  warn: (text) => {
+    guard(process.stderr)
+    process.stderr.write(text)
+  }
+}
+
+const droppedLine = (dropped: number) =>
+  `buddy: ${dropped} journal ${dropped === 1 ? "line" : "lines"} dropped: stdout was not being read\n`
+
+/**
+ * A journal writing a line at a time to `stream` without awaiting the write's callback. A stream
+ * whose reader stops reading (a pipe or the journal's socket nobody drains) keeps what it is given
+ * in memory: beyond `bound.limit` waiting bytes a line is dropped and counted instead, and the
+ * count is said once the stream has drained, or by `sayDropped` (at the journal's end). Once the
+ * stream failed, lines are dropped unsaid: it is gone. A write that throws (a stream of the
+ * caller's) is dropped too: `record` never fails its caller.
+ */
+const boundedJournal = (stream: Writable, bound: JournalBound) => {
+  let dropped = 0
+  const sayDropped = () => {
+    if (dropped > 0) bound.warn(droppedLine(dropped))
+    dropped = 0
+  }
+  const journal = makeJournal((line) =>
     Effect.sync(() => {
       guard(stream)
-      stream.write(`${line}\n`)
+      if (stream.destroyed) return
+      if (stream.writableLength < bound.limit) return stream.write(`${line}\n`)
+      if (dropped === 0) stream.once("drain", sayDropped)
+      dropped += 1
+    })
+  )
+  return { journal, sayDropped: Effect.sync(sayDropped) }
+}
+
+/** A journal on `stream`, bounded as stdout's unless told otherwise (see `boundedJournal`). */
+export const streamJournal = (stream: Writable, bound: JournalBound = stdoutBound) =>
+  boundedJournal(stream, bound).journal
+
+/**
+ * A journal on `stream` as a layer: lines dropped and not yet said are said when the layer ends
+ * (`buddy serve` stopping, a host disposing of its handler). `JournalLive` is stdout's: the
+ * Launchpad's stdout is its systemd journal.
+ */
+export const journalOn = (stream: Writable, bound: JournalBound) =>
+  Layer.scoped(
+    Journal,
+    Effect.gen(function*() {
+      const { journal, sayDropped } = boundedJournal(stream, bound)
+      yield* Effect.addFinalizer(() => sayDropped)
+      return journal
     })
   )
 
-/** The journal on stdout: the Launchpad's stdout is its systemd journal. */
-export const JournalLive = Layer.sync(Journal, () => streamJournal(process.stdout))
+export const JournalLive = journalOn(process.stdout, stdoutBound)
 
 /** No journal: for the CLI's terminal, where the answer itself is the record. */
 export const JournalSilent = Layer.succeed(Journal, Journal.of({ record: () => Effect.void }))

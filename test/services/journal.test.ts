@@ -4,7 +4,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { Writable } from "node:stream"
-import { Journal, JournalCapture, makeJournal, streamJournal } from "../../src/services/Journal.js"
+import { Journal, JournalCapture, journalOn, makeJournal, streamJournal } from "../../src/services/Journal.js"
 import { journalLines } from "../support/buddy.js"
 
 /** A stream keeping what it is given, or failing every write as a pipe without a reader does. */
@@ -18,6 +18,28 @@ const stream = (fails: boolean) => {
   })
   return { target, written }
 }
+
+/**
+ * A stream whose reader has stopped: it takes what it is given and completes no write until
+ * `resume`, as stdout into a pipe or a journal socket nobody drains.
+ */
+const stuck = () => {
+  const written: Array<string> = []
+  const held: Array<() => void> = []
+  const target = new Writable({
+    highWaterMark: 1024,
+    write(chunk: Buffer, _encoding, done) {
+      written.push(chunk.toString("utf8"))
+      held.push(() => done())
+    }
+  })
+  const resume = () => {
+    while (held.length > 0) held.shift()?.()
+  }
+  return { target, written, resume }
+}
+
+const pollLine = "{\"scope\":\"buddy-sign-in\",\"operation\":\"poll\",\"outcome\":\"pending\"}\n"
 
 /** Lets the stream's deferred `'error'` event (Node emits it on a later tick) be emitted. */
 const settle = Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 10)))
@@ -92,5 +114,45 @@ describe("the journal", () => {
       }
       expect(target.listenerCount("error") - before).toBe(1)
       expect(written).toHaveLength(20)
+    }))
+
+  it.live("holds at most its bound for a stream that is not read, drops the rest and says how many once it drains", () =>
+    Effect.gen(function*() {
+      const { target, written, resume } = stuck()
+      const warned: Array<string> = []
+      const journal = streamJournal(target, { limit: 4 * 1024, warn: (text) => warned.push(text) })
+      for (let i = 0; i < 3_000; i++) yield* journal.record({ operation: "poll", outcome: "pending" })
+      // Lines are taken while less than the bound waits (the one being written counts).
+      const kept = Math.ceil(4 * 1024 / pollLine.length)
+      expect(target.writableLength).toBe(kept * pollLine.length)
+      expect(target.writableLength).toBeLessThan(4 * 1024 + pollLine.length)
+      expect(warned).toStrictEqual([])
+      resume()
+      yield* Effect.promise(() => new Promise((drained) => setImmediate(drained)))
+      resume()
+      yield* settle
+      expect(written).toStrictEqual(Array(kept).fill(pollLine))
+      expect(warned).toStrictEqual([`buddy: ${3_000 - kept} journal lines dropped: stdout was not being read\n`])
+      // Read again, it takes lines again, and says nothing more.
+      yield* journal.record({ operation: "poll", outcome: "pending" })
+      yield* settle
+      resume()
+      expect(written).toHaveLength(kept + 1)
+      expect(warned).toHaveLength(1)
+    }))
+
+  it.live("says what it dropped and has not said yet when its layer ends, once", () =>
+    Effect.gen(function*() {
+      const { target } = stuck()
+      const warned: Array<string> = []
+      yield* Effect.scoped(
+        Effect.gen(function*() {
+          const journal = yield* Journal
+          for (let i = 0; i < 100; i++) yield* journal.record({ operation: "poll", outcome: "pending" })
+          expect(warned).toStrictEqual([])
+        }).pipe(Effect.provide(journalOn(target, { limit: 256, warn: (text) => warned.push(text) })))
+      )
+      const kept = Math.ceil(256 / pollLine.length)
+      expect(warned).toStrictEqual([`buddy: ${100 - kept} journal lines dropped: stdout was not being read\n`])
     }))
 })

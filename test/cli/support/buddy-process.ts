@@ -56,6 +56,8 @@ const WAIT_MS = 10_000
 export interface SpawnOptions {
   readonly env?: Record<string, string>
   readonly command?: ReadonlyArray<string>
+  /** A descriptor of the test's own for the child's stdout, instead of a pipe read here. */
+  readonly stdout?: number
   /**
    * Stopped by the caller rather than after each test: for tests that run concurrently, where
    * another test's afterEach would otherwise kill this child mid-test.
@@ -68,7 +70,7 @@ export const spawnBuddy = (args: ReadonlyArray<string>, options: SpawnOptions = 
   const child = spawn(file!, [...prefix, ...args], {
     cwd: REPO,
     env: cleanEnv(options.env),
-    stdio: ["ignore", "pipe", "pipe"]
+    stdio: ["ignore", options.stdout ?? "pipe", "pipe"]
   })
   if (options.stoppedByCaller !== true) running.add(child)
   else ownedByCallers.add(child)
@@ -76,7 +78,7 @@ export const spawnBuddy = (args: ReadonlyArray<string>, options: SpawnOptions = 
   let stderr = ""
   const listeners = new Set<() => void>()
   const changed = () => listeners.forEach((listener) => listener())
-  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
+  child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
     stdout += chunk
     changed()
   })
