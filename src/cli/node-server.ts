@@ -14,6 +14,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse, S
 import type { ListenOptions, Socket } from "node:net"
 import type { Duplex } from "node:stream"
 import { securityHeaders } from "../http/answer.js"
+import { DeniedAnswer, ErrorAnswer, type PlainError, refusals } from "../schema/routes.js"
 import { type Connections, type Lingering, makeConnections } from "./connections.js"
 import { authoritiesOf, type Listening, pin } from "./host-pin.js"
 import type { Admission } from "./listener-trust.js"
@@ -49,17 +50,16 @@ export const serverLimits: ServerLimits = {
   lingerBytes: 16 * 1024 * 1024
 }
 
-/** What a refusal of the connection itself says: closed names, like C6's plain errors. */
-export const ConnectionError = Schema.Literal(
-  "invalid-request",
-  "headers-too-large",
-  "request-timeout",
-  "body-too-large"
-)
-export type ConnectionError = typeof ConnectionError.Type
-const ConnectionAnswer = Schema.Struct({ error: ConnectionError })
+/** The refusals this server answers itself, in the app's style: names and statuses from the one table. */
+type ServerError = Extract<
+  PlainError,
+  "invalid-request" | "headers-too-large" | "request-timeout" | "body-too-large" | "expectation-failed"
+>
 
-const bodyOf = (error: ConnectionError) => JSON.stringify(Schema.encodeSync(ConnectionAnswer)({ error }))
+const errorBody = (error: ServerError) => JSON.stringify(Schema.encodeSync(ErrorAnswer)({ error }))
+
+/** The host pinning's refusal (D22): the same shape as `origin-mismatch`, so a page treats both alike. */
+const hostRefusal = JSON.stringify(Schema.encodeSync(DeniedAnswer)({ error: "denied", reason: "host-mismatch" }))
 
 const headersOf = (body: string) => ({
   "content-type": "application/json",
@@ -68,17 +68,23 @@ const headersOf = (body: string) => ({
   connection: "close"
 })
 
-/** A whole HTTP/1.1 answer as bytes, for a socket that has no ServerResponse (Node's `clientError`). */
-const rawAnswer = (status: number, error: ConnectionError) => {
-  const body = bodyOf(error)
+/** A whole HTTP/1.1 answer as bytes, for a socket that has no ServerResponse (Node's `clientError`, CONNECT). */
+const rawAnswer = (error: ServerError) => {
+  const { status } = refusals[error]
+  const body = errorBody(error)
   const head = Object.entries(headersOf(body)).map(([name, value]) => `${name}: ${value}\r\n`).join("")
   return `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ""}\r\n${head}\r\n${body}`
 }
 
-const invalidRequest = rawAnswer(400, "invalid-request")
-const headersTooLarge = rawAnswer(431, "headers-too-large")
-const requestTimeout = rawAnswer(408, "request-timeout")
-const chunkExtensionsTooLarge = rawAnswer(413, "body-too-large")
+const invalidRequest = rawAnswer("invalid-request")
+const headersTooLarge = rawAnswer("headers-too-large")
+const requestTimeout = rawAnswer("request-timeout")
+const chunkExtensionsTooLarge = rawAnswer("body-too-large")
+
+/** An answer of ours on a request Node has parsed. */
+const answerWith = (response: ServerResponse, status: number, body: string) => {
+  response.writeHead(status, headersOf(body)).end(body)
+}
 
 const codeOf = (error: Error) => ("code" in error && typeof error.code === "string" ? error.code : undefined)
 
@@ -110,18 +116,18 @@ const onClientError = (admission: Admission, connections: Connections) => (error
   })
 }
 
-const answerExpectationFailed = (_request: IncomingMessage, response: ServerResponse) => {
-  const body = bodyOf("invalid-request")
-  response.writeHead(417, headersOf(body)).end(body)
-}
+const answerExpectationFailed = (_request: IncomingMessage, response: ServerResponse) =>
+  answerWith(response, refusals["expectation-failed"].status, errorBody("expectation-failed"))
 
-/** A request whose authority does not name this server (DNS rebinding): refused, GET included. */
-const HostRefusal = Schema.Struct({ error: Schema.Literal("denied"), reason: Schema.Literal("host-mismatch") })
-const hostRefusal = JSON.stringify(Schema.encodeSync(HostRefusal)({ error: "denied", reason: "host-mismatch" }))
-
-const refuseHost = (response: ServerResponse) => {
-  response.writeHead(403, headersOf(hostRefusal)).end(hostRefusal)
-}
+/**
+ * A CONNECT asks the server to become a tunnel, which it never is: answered `invalid-request` once
+ * the connection is admitted, and closed (Node, unheard, would close it without a word).
+ */
+const onConnect = (admission: Admission) => (_request: IncomingMessage, socket: Duplex) =>
+  admission.whenAdmitted(socket, () => {
+    if (socket.writable) socket.write(invalidRequest)
+    socket.destroy()
+  })
 
 /**
  * The server with our deadlines and limits and our answers to what Node would refuse itself.
@@ -133,13 +139,16 @@ const makeServer = (limits: ServerLimits, admission: Admission, connections: Con
     requestTimeout: Duration.toMillis(limits.requestTimeout),
     keepAliveTimeout: Duration.toMillis(limits.keepAliveTimeout),
     connectionsCheckingInterval: Duration.toMillis(limits.connectionsCheckingInterval),
-    maxHeaderSize: limits.maxHeaderSize
+    maxHeaderSize: limits.maxHeaderSize,
+    // Node's own refusal of an HTTP/1.1 request without Host is an empty 400; ours is in `gated`.
+    requireHostHeader: false
   })
   server.on("connection", (socket: Socket) => {
     connections.accepted(socket)
     admission.accepted(socket)
   })
   server.on("clientError", onClientError(admission, connections))
+  server.on("connect", onConnect(admission))
   // Any expectation but 100-continue: Node would answer an empty 417.
   server.on("checkExpectation", answerExpectationFailed)
   return server
@@ -167,14 +176,17 @@ const gated = (
 (request, response) => {
   connections.track(request, response)
   admission.whenAdmitted(request.socket, () =>
-    Option.match(pin(authorities, request.url ?? "", request.headers.host), {
-      onNone: () => refuseHost(response),
-      onSome: ({ target }) => {
-        request.url = target
-        if (expects && !(Number(request.headers["content-length"]) > bodyLimit)) response.writeContinue()
-        handler(request, response)
-      }
-    }))
+    // RFC 9112 §3.2: an HTTP/1.1 request without Host is a bad request, whatever its target.
+    request.httpVersion === "1.1" && request.headers.host === undefined
+      ? answerWith(response, refusals["invalid-request"].status, errorBody("invalid-request"))
+      : Option.match(pin(authorities, request.url ?? "", request.headers.host), {
+        onNone: () => answerWith(response, refusals["host-mismatch"].status, hostRefusal),
+        onSome: ({ target }) => {
+          request.url = target
+          if (expects && !(Number(request.headers["content-length"]) > bodyLimit)) response.writeContinue()
+          handler(request, response)
+        }
+      }))
 }
 
 /**

@@ -7,6 +7,7 @@ import type { BlockedReason, GatewayReason } from "../schema/reasons.js"
 import {
   BlockedAnswer,
   DeniedAnswer,
+  type DeniedReason,
   ErrorAnswer,
   type Operation,
   pathRefusals,
@@ -14,6 +15,7 @@ import {
   type RefusalName,
   refusals,
   refusalsOf,
+  serverRefusals,
   UnavailableAnswer
 } from "../schema/routes.js"
 
@@ -23,9 +25,12 @@ export type Refusal =
   | { readonly kind: "blocked"; readonly reason: BlockedReason }
   /** 503: the gateway could not be reached or failed, with its closed reason (C7). */
   | { readonly kind: "unavailable"; readonly reason: GatewayReason }
-  /** 403: the request did not come from the Launchpad's own page (C6 check 3). */
-  | { readonly kind: "denied"; readonly reason: "origin-mismatch" }
-  /** 400, 404, 405, 413, 415, 500: a plain error of C6. */
+  /**
+   * 403: the request did not come from the Launchpad's own page (C6 check 3, `origin-mismatch`),
+   * or its Host does not name `buddy serve` (`host-mismatch`).
+   */
+  | { readonly kind: "denied"; readonly reason: DeniedReason }
+  /** 400, 404, 405, 413, 415, 500, and from `buddy serve`'s own server 408, 417, 431: a plain error. */
   | { readonly kind: "error"; readonly error: PlainError }
 
 /** No answer the table knows: the request never got one, or the answer is of no known shape. */
@@ -58,7 +63,8 @@ const refusalOf = (body: typeof RefusalAnswer.Type): readonly [RefusalName, Refu
 /**
  * The answer of `operation` with this status and body text: its success body on 200; on another
  * status, a refusal only when the table gives that refusal this status and the operation (or the
- * route table: not-found, method-not-allowed) can give it; anything else is an unknown answer.
+ * route table: not-found, method-not-allowed; or `buddy serve`'s server: `serverRefusals`) can
+ * give it; anything else is an unknown answer.
  */
 export const decodeAnswer = <A, I>(
   operation: Operation & { readonly success: Schema.Schema<A, I> },
@@ -72,7 +78,9 @@ export const decodeAnswer = <A, I>(
       (): Result<A> => unknown
     )
   }
-  const possible = [...refusalsOf(operation), ...pathRefusals].filter((name) => refusals[name].status === status)
+  const possible = [...refusalsOf(operation), ...pathRefusals, ...serverRefusals].filter((name) =>
+    refusals[name].status === status
+  )
   return Either.match(decodeRefusal(text), {
     onLeft: () => unknown,
     onRight: (body) => {

@@ -15,6 +15,7 @@ import {
   type RefusalName,
   refusals,
   refusalsOf,
+  serverRefusals,
   UnavailableAnswer
 } from "../schema/routes.js"
 import { buddyVersion } from "../version.js"
@@ -23,7 +24,7 @@ type Json = JSONSchema.JsonSchema7
 
 /**
  * The body of these refusals, narrowed to them: `{error}` with exactly their names, `{kind:"blocked"}`
- * with exactly their reasons; denied and unavailable have one shape each.
+ * and `{error:"denied"}` with exactly their reasons; unavailable has one shape.
  */
 const bodyOf = (kind: RefusalBody, names: ReadonlyArray<RefusalName>): Schema.Schema.Any => {
   switch (kind) {
@@ -32,7 +33,9 @@ const bodyOf = (kind: RefusalBody, names: ReadonlyArray<RefusalName>): Schema.Sc
     case "blocked":
       return Schema.Struct({ kind: BlockedAnswer.fields.kind, reason: Schema.Literal(...names) })
     case "denied":
-      return DeniedAnswer
+      return names.length === DeniedAnswer.fields.reason.literals.length
+        ? DeniedAnswer
+        : Schema.Struct({ error: DeniedAnswer.fields.error, reason: Schema.Literal(...names) })
     case "unavailable":
       return UnavailableAnswer
   }
@@ -65,10 +68,13 @@ const make = (root: string) => {
     JSONSchema.fromAST(schema.ast, { definitions, definitionPath: "#/components/schemas/", target })
   const content = (schema: Schema.Schema.Any) => ({ "application/json": { schema: schemaOf(schema) } })
 
-  /** Each status the operation can answer with, its refusals grouped under it. */
+  /**
+   * Each status the operation can answer with, its refusals grouped under it: the app's, then those
+   * of `buddy serve`'s own server that the app does not give (their descriptions say so).
+   */
   const refusalResponses = (operation: Operation) => {
     const byStatus = new Map<number, Array<RefusalName>>()
-    for (const name of refusalsOf(operation)) {
+    for (const name of new Set([...refusalsOf(operation), ...serverRefusals])) {
       const status = refusals[name].status
       byStatus.set(status, [...(byStatus.get(status) ?? []), name])
     }

@@ -86,9 +86,13 @@ export const UnavailableAnswer = Schema.Struct({
 }).annotations({ identifier: "Unavailable" })
 export type UnavailableAnswer = typeof UnavailableAnswer.Type
 
+/** Who may not ask: the app's same-origin rule (C6 check 3), or `buddy serve`'s Host pinning (D22). */
+export const DeniedReason = Schema.Literal("origin-mismatch", "host-mismatch")
+export type DeniedReason = typeof DeniedReason.Type
+
 export const DeniedAnswer = Schema.Struct({
   error: Schema.Literal("denied"),
-  reason: Schema.Literal("origin-mismatch")
+  reason: DeniedReason
 }).annotations({ identifier: "Denied" })
 export type DeniedAnswer = typeof DeniedAnswer.Type
 
@@ -101,7 +105,10 @@ export const PlainError = Schema.Literal(
   "body-too-large",
   "invalid-request",
   "invalid-handle",
-  "operation-failed"
+  "operation-failed",
+  "expectation-failed",
+  "request-timeout",
+  "headers-too-large"
 )
 export type PlainError = typeof PlainError.Type
 
@@ -137,7 +144,8 @@ const entry = <B extends RefusalBody>(status: number, body: B, description: stri
 export const refusals:
   & { readonly [K in PlainError]: Entry<"error"> }
   & { readonly [K in BlockedReason]: Entry<"blocked"> }
-  & { readonly "origin-mismatch": Entry<"denied">; readonly "buddy-unavailable": Entry<"unavailable"> } = {
+  & { readonly [K in DeniedReason]: Entry<"denied"> }
+  & { readonly "buddy-unavailable": Entry<"unavailable"> } = {
     "buddy-absent": entry(
       404,
       "error",
@@ -147,19 +155,51 @@ export const refusals:
     "method-not-allowed": entry(405, "error", "the path exists, not with this method (see Allow)"),
     "origin-mismatch": entry(403, "denied", "a POST from anywhere but the Launchpad's own page"),
     "invalid-content-type": entry(415, "error", "Content-Type is not application/json"),
-    "body-too-large": entry(413, "error", "the body is over 16 KiB, declared or streamed"),
-    "invalid-request": entry(400, "error", "the body is not strict UTF-8 JSON with exactly the listed keys"),
+    "body-too-large": entry(
+      413,
+      "error",
+      "the body is over 16 KiB, declared or streamed (buddy serve: or a chunk's extensions too long)"
+    ),
+    "invalid-request": entry(
+      400,
+      "error",
+      "the body is not strict UTF-8 JSON with exactly the listed keys (buddy serve: or the request is " +
+        "not HTTP it can parse, a CONNECT, or without Host)"
+    ),
     "invalid-handle": entry(400, "error", "the handle is not 32 lowercase hex characters"),
     "hermes-outdated": entry(409, "blocked", "Hermes lacks the cancellation contract: nothing changed"),
     "sign-in-running": entry(409, "blocked", "a held sign-in could not be ended: nothing changed"),
     "sign-in-unknown": entry(409, "blocked", "the handle is not the current holder's"),
     "buddy-unavailable": entry(503, "unavailable", "the gateway could not be reached or failed (C7 reason)"),
-    "operation-failed": entry(500, "error", "anything unforeseen")
+    "operation-failed": entry(500, "error", "anything unforeseen"),
+    "host-mismatch": entry(
+      403,
+      "denied",
+      "buddy serve: Host (or an absolute target) names neither this server nor the Launchpad"
+    ),
+    "expectation-failed": entry(417, "error", "buddy serve: an Expect other than 100-continue"),
+    "request-timeout": entry(408, "error", "buddy serve: headers not in within 10 s, or the request within 30 s"),
+    "headers-too-large": entry(431, "error", "buddy serve: the request line and headers are over 16 KiB")
   }
 export type RefusalName = keyof typeof refusals
 
 /** The refusals of the route table itself, answered for paths and methods no operation has. */
 export const pathRefusals: ReadonlyArray<RefusalName> = ["not-found", "method-not-allowed"]
+
+/**
+ * The refusals `buddy serve`'s own server answers (src/cli/node-server.ts) before the app sees a
+ * request, to any path and method: a mount never gives them, its host's server answers instead.
+ * `invalid-request` there is a request Node cannot parse, a CONNECT or one without Host;
+ * `body-too-large` a chunk's extensions over Node's limit.
+ */
+export const serverRefusals: ReadonlyArray<RefusalName> = [
+  "invalid-request",
+  "host-mismatch",
+  "body-too-large",
+  "expectation-failed",
+  "request-timeout",
+  "headers-too-large"
+]
 
 /** Where C6 puts the routes; a router that mounts the app under another prefix moves them (D20). */
 export const apiRoot = "/api/buddy"

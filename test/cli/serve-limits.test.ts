@@ -208,14 +208,37 @@ describe("buddy serve, on the real executable with its default limits", () => {
     expect(JSON.parse(served.body)).toMatchObject({ kind: "buddy", state: "waits" })
   })
 
-  it("answers an expectation other than 100-continue 417 invalid-request in JSON", async () => {
+  it("answers an expectation other than 100-continue 417 expectation-failed in JSON", async () => {
     const { port } = await realServe()
     const conversation = await converse(port)
     conversation.socket.write("GET /api/buddy HTTP/1.1\r\nHost: launchpad.example\r\nExpect: something-else\r\n\r\n")
     const answer = parse((await conversation.closed).text)
     expect(answer.statusLine).toBe("HTTP/1.1 417 Expectation Failed")
     expect(answer.headers).toMatchObject({ ...security, "content-type": "application/json", connection: "close" })
+    expect(answer.body).toBe("{\"error\":\"expectation-failed\"}")
+  })
+
+  // Node, unheard, closed a CONNECT without a word (D36).
+  it("answers a CONNECT 400 invalid-request in JSON with the security headers, closes, and asks Hermes nothing", async () => {
+    const { fake, port } = await realServe()
+    const conversation = await converse(port)
+    conversation.socket.write("CONNECT launchpad.example:443 HTTP/1.1\r\nHost: launchpad.example:443\r\n\r\n")
+    expect(parse((await conversation.closed).text)).toStrictEqual(
+      refusal("HTTP/1.1 400 Bad Request", "invalid-request")
+    )
+    expect(fake.received).toStrictEqual([])
+  })
+
+  // Node's own answer was an empty 400 with neither JSON nor the security headers (D36).
+  it("answers an HTTP/1.1 request without Host 400 invalid-request in JSON, and asks Hermes nothing", async () => {
+    const { fake, port } = await realServe()
+    const conversation = await converse(port)
+    conversation.socket.write("GET /api/buddy HTTP/1.1\r\n\r\n")
+    const answer = parse((await conversation.closed).text)
+    expect(answer.statusLine).toBe("HTTP/1.1 400 Bad Request")
+    expect(answer.headers).toMatchObject({ ...security, "content-type": "application/json", connection: "close" })
     expect(answer.body).toBe("{\"error\":\"invalid-request\"}")
+    expect(fake.received).toStrictEqual([])
   })
 
   it("with Expect: 100-continue and a body declared over 16 KiB, answers 413 body-too-large without a 100 Continue", async () => {

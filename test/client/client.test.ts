@@ -8,7 +8,9 @@ import { Effect, Layer } from "effect"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import { makeFakeGateway } from "../../fixtures/fake-gateway.js"
+import { decodeAnswer } from "../../src/client/decode.js"
 import { type Fetch, type FetchInit, makeBuddyClient, type PollResult } from "../../src/client/index.js"
+import { operations } from "../../src/schema/routes.js"
 import { BuddyConfig } from "../../src/services/BuddyConfig.js"
 import { SignIn } from "../../src/services/SignIn.js"
 import { Status } from "../../src/services/Status.js"
@@ -294,4 +296,43 @@ describe("buddy/client hold", () => {
       already.abort()
       expect(yield* call(() => buddy.hold(handle, { signal: already.signal }))).toStrictEqual({ kind: "stopped" })
     }))
+})
+
+describe("buddy serve's own refusals, as the client decodes them (D36)", () => {
+  // The bytes test/cli/serve-limits.test.ts and test/boundary/listener-trust.test.ts see
+  // `buddy serve` answer: each is its closed result for every operation, never unknown-answer.
+  const served = [
+    [400, "{\"error\":\"invalid-request\"}", { kind: "error", error: "invalid-request" }],
+    [403, "{\"error\":\"denied\",\"reason\":\"host-mismatch\"}", { kind: "denied", reason: "host-mismatch" }],
+    [408, "{\"error\":\"request-timeout\"}", { kind: "error", error: "request-timeout" }],
+    [413, "{\"error\":\"body-too-large\"}", { kind: "error", error: "body-too-large" }],
+    [417, "{\"error\":\"expectation-failed\"}", { kind: "error", error: "expectation-failed" }],
+    [431, "{\"error\":\"headers-too-large\"}", { kind: "error", error: "headers-too-large" }]
+  ] as const
+
+  it("gives each one, on each operation, as its closed refusal", () => {
+    const decoders = {
+      status: (status: number, body: string) => decodeAnswer(operations.status, status, body),
+      openApi: (status: number, body: string) => decodeAnswer(operations.openApi, status, body),
+      startSignIn: (status: number, body: string) => decodeAnswer(operations.startSignIn, status, body),
+      pollSignIn: (status: number, body: string) => decodeAnswer(operations.pollSignIn, status, body),
+      cancelSignIn: (status: number, body: string) => decodeAnswer(operations.cancelSignIn, status, body),
+      signOut: (status: number, body: string) => decodeAnswer(operations.signOut, status, body)
+    }
+    expect(Object.keys(decoders).sort()).toStrictEqual(Object.keys(operations).sort())
+    for (const [name, decode] of Object.entries(decoders)) {
+      for (const [status, body, refusal] of served) {
+        expect(decode(status, body), `${name} ${status}`).toStrictEqual(refusal)
+      }
+    }
+  })
+
+  it("still gives a known name at a status the table does not give it as unknown-answer", () => {
+    expect(decodeAnswer(operations.status, 400, "{\"error\":\"request-timeout\"}")).toStrictEqual({
+      kind: "unknown-answer",
+      status: 400
+    })
+    expect(decodeAnswer(operations.status, 403, "{\"error\":\"denied\",\"reason\":\"origin-mismatch\"}"))
+      .toStrictEqual({ kind: "unknown-answer", status: 403 })
+  })
 })

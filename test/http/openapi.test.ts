@@ -69,6 +69,23 @@ const blocked = (...reasons: ReadonlyArray<string>) => ({
   additionalProperties: false
 })
 
+const denied = (...reasons: ReadonlyArray<string>) => ({
+  type: "object",
+  required: ["error", "reason"],
+  properties: { error: { type: "string", enum: ["denied"] }, reason: { type: "string", enum: reasons } },
+  additionalProperties: false
+})
+
+/** What `buddy serve`'s own server answers to any request, before the app (D36). */
+const server = {
+  "400": errors("invalid-request"),
+  "403": denied("host-mismatch"),
+  "408": errors("request-timeout"),
+  "413": errors("body-too-large"),
+  "417": errors("expectation-failed"),
+  "431": errors("headers-too-large")
+}
+
 const sameOriginHeaders = [
   { name: "Origin", in: "header", required: true, schema: { type: "string" } },
   { name: "Sec-Fetch-Site", in: "header", required: true, schema: { type: "string", enum: ["same-origin"] } }
@@ -78,11 +95,21 @@ const sameOriginHeaders = [
 const expected: Record<string, unknown> = {
   "get /api/buddy": {
     operationId: "status",
-    responses: { "200": ref("BuddyAnswer"), "404": errors("buddy-absent"), "500": errors("operation-failed") }
+    responses: {
+      "200": ref("BuddyAnswer"),
+      ...server,
+      "404": errors("buddy-absent"),
+      "500": errors("operation-failed")
+    }
   },
   "get /api/buddy/openapi.json": {
     operationId: "openApi",
-    responses: { "200": ref("OpenApiDocument"), "404": errors("buddy-absent"), "500": errors("operation-failed") }
+    responses: {
+      "200": ref("OpenApiDocument"),
+      ...server,
+      "404": errors("buddy-absent"),
+      "500": errors("operation-failed")
+    }
   },
   "post /api/buddy/sign-in/start": {
     operationId: "startSignIn",
@@ -96,6 +123,9 @@ const expected: Record<string, unknown> = {
       "409": blocked("hermes-outdated", "sign-in-running"),
       "413": errors("body-too-large"),
       "415": errors("invalid-content-type"),
+      "408": server["408"],
+      "417": server["417"],
+      "431": server["431"],
       "500": errors("operation-failed"),
       "503": ref("Unavailable")
     }
@@ -112,6 +142,9 @@ const expected: Record<string, unknown> = {
       "409": blocked("hermes-outdated", "sign-in-running", "sign-in-unknown"),
       "413": errors("body-too-large"),
       "415": errors("invalid-content-type"),
+      "408": server["408"],
+      "417": server["417"],
+      "431": server["431"],
       "500": errors("operation-failed"),
       "503": ref("Unavailable")
     }
@@ -128,6 +161,9 @@ const expected: Record<string, unknown> = {
       "409": blocked("hermes-outdated", "sign-in-running", "sign-in-unknown"),
       "413": errors("body-too-large"),
       "415": errors("invalid-content-type"),
+      "408": server["408"],
+      "417": server["417"],
+      "431": server["431"],
       "500": errors("operation-failed"),
       "503": ref("Unavailable")
     }
@@ -144,6 +180,9 @@ const expected: Record<string, unknown> = {
       "409": blocked("hermes-outdated", "sign-in-running"),
       "413": errors("body-too-large"),
       "415": errors("invalid-content-type"),
+      "408": server["408"],
+      "417": server["417"],
+      "431": server["431"],
       "500": errors("operation-failed"),
       "503": ref("Unavailable")
     }
@@ -155,7 +194,10 @@ const expectedComponents: Record<string, unknown> = {
   Denied: {
     type: "object",
     required: ["error", "reason"],
-    properties: { error: { type: "string", enum: ["denied"] }, reason: { type: "string", enum: ["origin-mismatch"] } },
+    properties: {
+      error: { type: "string", enum: ["denied"] },
+      reason: { type: "string", enum: ["origin-mismatch", "host-mismatch"] }
+    },
     additionalProperties: false
   },
   Unavailable: {
