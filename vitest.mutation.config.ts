@@ -3,7 +3,21 @@
 // test/browser, test/fixtures, test/load, and the no-proxy test, which needs a child with its own
 // environment): each is seconds per mutant. See docs/decisions.md D11.
 import { defineConfig } from "vitest/config"
+import { BaseSequencer, type TestSpecification } from "vitest/node"
 import { selfReference } from "./vitest.config.js"
+
+/**
+ * test/schema first, then vitest's own order: a static mutant runs every file until one fails
+ * (StrykerJS bails at the first failure), and the focused suite there loads each module afresh and
+ * fails in milliseconds for what it pins (D37).
+ */
+class FocusedFirst extends BaseSequencer {
+  override async sort(files: Array<TestSpecification>) {
+    const sorted = await super.sort(files)
+    const rank = (file: TestSpecification) => (file.moduleId.includes("/test/schema/") ? 0 : 1)
+    return sorted.toSorted((a, b) => rank(a) - rank(b))
+  }
+}
 
 export default defineConfig({
   // "@lazurio/buddy" is the (mutated) source, as in `npm test`: without this the examples test ran against
@@ -11,6 +25,7 @@ export default defineConfig({
   resolve: { alias: selfReference },
   test: {
     include: [
+      "test/schema/**/*.test.ts",
       "test/services/**/*.test.ts",
       "test/http/**/*.test.ts",
       "test/fuzz/**/*.test.ts",
@@ -28,6 +43,7 @@ export default defineConfig({
     // our own modules load again for each file (test/support/mutation-reload.ts, D11).
     isolate: false,
     setupFiles: ["test/support/mutation-reload.ts"],
+    sequence: { sequencer: FocusedFirst },
     testTimeout: 30_000,
     hookTimeout: 30_000
   }

@@ -118,9 +118,10 @@ const make = (root: string) => {
       title: "buddy",
       version: buddyVersion,
       description: "Buddy's ChatGPT sign-in, state and sign-out, for the Launchpad. Any other path under " +
-        `${root} answers ${notFound} ${JSON.stringify(Schema.encodeSync(ErrorAnswer)({ error: "not-found" }))}; ` +
-        `another method on a path answers ${notAllowed} ` +
-        `${JSON.stringify(Schema.encodeSync(ErrorAnswer)({ error: "method-not-allowed" }))} with Allow.`
+        `${root} answers ${notFound} ${JSON.stringify(Schema.encodeSync(ErrorAnswer)({ error: "not-found" }))} ` +
+        `(${refusals["not-found"].description}); another method on a path answers ${notAllowed} ` +
+        `${JSON.stringify(Schema.encodeSync(ErrorAnswer)({ error: "method-not-allowed" }))} ` +
+        `(${refusals["method-not-allowed"].description}).`
     },
     paths,
     components: { schemas: definitions }

@@ -19,9 +19,14 @@ export type Locale = typeof Locale.Type
  * forms), or a `launchpadOrigin` would refuse every POST and a `buddyOrigin` would let Buddy's page in.
  */
 export const Origin = Schema.String.pipe(
+  // The anchors are the filter's too: only a text the parser gives back whole as an origin passes it,
+  // and an origin begins with its scheme and ends with its host or port, so no text can pass with
+  // anything before or after what the pattern matches.
+  // Stryker disable next-line Regex: see above; the pattern's own classes are pinned (test/schema/wire.test.ts)
   Schema.pattern(/^https?:\/\/(?:[a-z0-9.-]+|\[[0-9a-f:]+\])(?::[1-9][0-9]{0,4})?$/),
+  // Stryker disable next-line ObjectLiteral: the message is for Schema's own formatters; buddy serve words each field itself (serve.ts)
   Schema.filter((text) => URL.canParse(text) && new URL(text).origin === text, {
-    // Stryker disable next-line StringLiteral: for Schema's own formatters; buddy serve words each field itself (serve.ts)
+    // Stryker disable next-line StringLiteral,ArrowFunction: as above
     message: () => "an origin as a browser sends it"
   })
 )

@@ -51,7 +51,13 @@ export type ControlReply = typeof ControlReply.Type
 /** A reply line: one JSON object in UTF-8. */
 export const ControlReplyFromLine = Schema.parseJson(ControlReply)
 
-export const ServedProfile = Schema.Struct({ profile_id: Schema.String, home: Schema.String })
+/** A request line's JSON (the newline is the caller's): only what `ControlRequest` names is written. */
+export const ControlRequestToLine = Schema.parseJson(ControlRequest)
+
+/** One profile the gateway serves; like the rest of identify's result, members it adds are ignored. */
+export const ServedProfile = Schema.Struct({ profile_id: Schema.String, home: Schema.String }).annotations({
+  parseOptions: { onExcessProperty: "ignore" }
+})
 
 /** The gateway states identify may report (C2). */
 export const GatewayState = Schema.Literal("starting", "ready", "draining", "failed")

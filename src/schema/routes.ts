@@ -74,10 +74,11 @@ export const SignOutAnswer = Schema.Struct({
 }).annotations({ identifier: "SignedOut" })
 export type SignOutAnswer = typeof SignOutAnswer.Type
 
+// Without an identifier: the document narrows each 409 to the reasons its operation can give.
 export const BlockedAnswer = Schema.Struct({
   kind: Schema.Literal("blocked"),
   reason: BlockedReason
-}).annotations({ identifier: "Blocked" })
+})
 export type BlockedAnswer = typeof BlockedAnswer.Type
 
 export const UnavailableAnswer = Schema.Struct({
@@ -112,7 +113,8 @@ export const PlainError = Schema.Literal(
 )
 export type PlainError = typeof PlainError.Type
 
-export const ErrorAnswer = Schema.Struct({ error: PlainError }).annotations({ identifier: "Error" })
+// Without an identifier: the document narrows each status to the plain errors it can carry.
+export const ErrorAnswer = Schema.Struct({ error: PlainError })
 export type ErrorAnswer = typeof ErrorAnswer.Type
 
 /** `GET /api/buddy/openapi.json`: an OpenAPI 3.1 document (the app's own, src/http/openapi.ts). */
@@ -152,7 +154,7 @@ export const refusals:
       "no Buddy here: no Buddy origin recorded, or not a hosted personal environment"
     ),
     "not-found": entry(404, "error", "no such path under the root"),
-    "method-not-allowed": entry(405, "error", "the path exists, not with this method (see Allow)"),
+    "method-not-allowed": entry(405, "error", "the path exists, not with this method; see Allow"),
     "origin-mismatch": entry(403, "denied", "a POST from anywhere but the Launchpad's own page"),
     "invalid-content-type": entry(415, "error", "Content-Type is not application/json"),
     "body-too-large": entry(

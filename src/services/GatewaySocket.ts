@@ -5,7 +5,12 @@
 // socket itself, so the exchange settles its own I/O when time is up (D25).
 import { Context, Effect, Either, Layer, Schema } from "effect"
 import * as Net from "node:net"
-import { type ControlReply, ControlReplyFromLine, type ControlRequest } from "../schema/control.js"
+import {
+  type ControlReply,
+  ControlReplyFromLine,
+  type ControlRequest,
+  ControlRequestToLine
+} from "../schema/control.js"
 import { decodeUtf8 } from "../schema/utf8.js"
 import { BuddyConfig } from "./BuddyConfig.js"
 import { type Deadline, withDeadline } from "./deadline.js"
@@ -93,6 +98,12 @@ const decodeReply = (bytes: Uint8Array): Either.Either<ControlReply, GatewayErro
     Either.mapLeft(() => gatewayError("malformed"))
   )
 
+// The request is ours, built from typed values: a request its own Schema refuses is a bug, not a
+// gateway's fault, so it is a defect. Nothing but what the Schema names reaches the socket. Built
+// once, like the reply's decoder.
+const encodeLine = Schema.encode(ControlRequestToLine, { onExcessProperty: "error" })
+const encodeRequest = (request: ControlRequest) => Effect.orDie(encodeLine(request))
+
 /** One exchange on an already located socket path, ended as `timeout` when `deadline` passes. */
 export const exchangeOn = (
   path: string,
@@ -100,7 +111,10 @@ export const exchangeOn = (
   maxLine: number,
   deadline: Deadline
 ): Effect.Effect<ControlReply, GatewayError> =>
-  Effect.flatMap(lineExchange(path, `${JSON.stringify(request)}\n`, maxLine, deadline), decodeReply)
+  Effect.flatMap(
+    Effect.flatMap(encodeRequest(request), (line) => lineExchange(path, `${line}\n`, maxLine, deadline)),
+    decodeReply
+  )
 
 export const GatewaySocketLive = Layer.effect(
   GatewaySocket,

@@ -124,7 +124,8 @@ const decodes = {
   cancelNotFound: bodyDecoder(CancelNotFound),
   signOut: bodyDecoder(SignOutAnswer)
 }
-const decodeProviderCard = Schema.decodeUnknownOption(ProviderCard)
+// Strict unless the Schema says otherwise: a card ignores the members it does not name, on purpose.
+const decodeProviderCard = Schema.decodeUnknownOption(ProviderCard, { onExcessProperty: "error" })
 
 /** Exactly one openai-codex card whose `status.logged_in` is a boolean (C5). */
 const codexCard = (body: Uint8Array): Option.Option<Card> =>

@@ -28,8 +28,9 @@ export class Ticket extends Context.Tag("buddy/Ticket")<Ticket, {
   readonly mint: (endpoint: Endpoint) => Effect.Effect<Redacted.Redacted<string>, GatewayError>
 }>() {}
 
-// Built once: a decoder made per answer would rebuild its parser every time.
-const decodeIdentity = Schema.decodeUnknownEither(IdentifyResult)
+// Built once: a decoder made per answer would rebuild its parser every time. Strict unless the
+// Schema itself says otherwise: identify's result ignores what it does not name (C2), on purpose.
+const decodeIdentity = Schema.decodeUnknownEither(IdentifyResult, { onExcessProperty: "error" })
 const decodeTicket = Schema.decodeUnknownEither(TicketResult)
 
 /** C2 identify validation, in order: shape, origin, our profile, readiness; then the contract. */

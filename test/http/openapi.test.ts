@@ -230,7 +230,90 @@ const expectedComponents: Record<string, unknown> = {
     required: ["kind", "state"],
     properties: { kind: { type: "string", enum: ["sign-out"] }, state: { type: "string", enum: ["signed-out"] } },
     additionalProperties: false
+  },
+  BuddyAnswer: {
+    type: "object",
+    required: ["kind", "state", "signIn", "locale"],
+    properties: {
+      kind: { type: "string", enum: ["buddy"] },
+      state: { type: "string", enum: ["works", "waits", "unknown"] },
+      reason: { type: "string", enum: [...gatewayReasons] },
+      signIn: {
+        type: "object",
+        required: ["state"],
+        properties: { state: { type: "string", enum: ["none", "pending"] } },
+        additionalProperties: false
+      },
+      locale: { type: "string", enum: ["cs", "en"] }
+    },
+    additionalProperties: false
+  },
+  SignInStarted: {
+    type: "object",
+    required: ["kind", "state", "handle", "code", "page"],
+    properties: {
+      kind: { type: "string", enum: ["sign-in"] },
+      state: { type: "string", enum: ["pending"] },
+      handle: {
+        type: "string",
+        description: "a string matching the pattern ^[0-9a-f]{32}$",
+        pattern: "^[0-9a-f]{32}$"
+      },
+      code: { type: "string" },
+      page: { type: "string" }
+    },
+    additionalProperties: false
+  },
+  SignInState: {
+    anyOf: [
+      {
+        type: "object",
+        required: ["kind", "state", "code", "page"],
+        properties: {
+          kind: { type: "string", enum: ["sign-in"] },
+          state: { type: "string", enum: ["pending"] },
+          code: { type: "string" },
+          page: { type: "string" }
+        },
+        additionalProperties: false
+      },
+      {
+        type: "object",
+        required: ["kind", "state"],
+        properties: {
+          kind: { type: "string", enum: ["sign-in"] },
+          state: { type: "string", enum: ["signed-in", "expired", "refused", "lost", "failed", "cancelled"] }
+        },
+        additionalProperties: false
+      }
+    ]
+  },
+  OpenApiDocument: {
+    type: "object",
+    required: ["openapi"],
+    properties: { openapi: { type: "string", enum: ["3.1.0"] } },
+    additionalProperties: { $id: "/schemas/unknown", title: "unknown" }
   }
+}
+
+/** What the document says of each refusal, after its name: the words a page's developer reads. */
+const refusalWords: Record<string, string> = {
+  "buddy-absent": "no Buddy here: no Buddy origin recorded, or not a hosted personal environment",
+  "origin-mismatch": "a POST from anywhere but the Launchpad's own page",
+  "invalid-content-type": "Content-Type is not application/json",
+  "body-too-large": "the body is over 16 KiB, declared or streamed (buddy serve: or a chunk's extensions too long)",
+  "invalid-request": "the body is not strict UTF-8 JSON with exactly the listed keys (buddy serve: or the request " +
+    "is not HTTP it can parse, a CONNECT, or without Host)",
+  "invalid-handle": "the handle is not 32 lowercase hex characters",
+  "hermes-outdated": "Hermes lacks the cancellation contract: nothing changed",
+  "sign-in-running": "a held sign-in could not be ended: nothing changed",
+  "sign-in-unknown": "the handle is not the current holder's",
+  "buddy-unavailable": "the gateway could not be reached or failed (C7 reason)",
+  "operation-failed": "anything unforeseen",
+  "host-mismatch": "buddy serve: Host (or an absolute target) names neither this server nor the Launchpad",
+  "expectation-failed": "buddy serve: an Expect other than 100-continue",
+  "request-timeout": "buddy serve: headers not in within 10 s, or the request within 30 s",
+  "headers-too-large": "buddy serve: the request line and headers are over 16 KiB"
 }
 
 /** The document's operations in the form of `expected`: descriptions and summaries left out. */
@@ -315,8 +398,21 @@ describe("GET /api/buddy/openapi.json", () => {
       expect(reply.body.indexOf("\"200\":{\"description\":\"done\"")).toBeLessThan(reply.body.indexOf("\"400\":"))
       expect(document.info.description).toBe(
         "Buddy's ChatGPT sign-in, state and sign-out, for the Launchpad. Any other path under /api/buddy answers " +
-          "404 {\"error\":\"not-found\"}; another method on a path answers 405 {\"error\":\"method-not-allowed\"} with Allow."
+          "404 {\"error\":\"not-found\"} (no such path under the root); another method on a path answers 405 " +
+          "{\"error\":\"method-not-allowed\"} (the path exists, not with this method; see Allow)."
       )
+      // Each refusal's words, after its name, in every status that can carry it.
+      for (const [path, methods] of Object.entries(document.paths)) {
+        for (const [method, operation] of Object.entries(methods)) {
+          for (const [status, response] of Object.entries(operation.responses)) {
+            if (status === "200") continue
+            for (const part of response.description.split("; ")) {
+              const name = part.slice(0, part.indexOf(": "))
+              expect(part, `${method} ${path} ${status}`).toBe(`${name}: ${refusalWords[name]}`)
+            }
+          }
+        }
+      }
     }))
 
   it.scopedLive("has exactly the answer schemas as components, every reference resolving", () =>

@@ -3,6 +3,7 @@
 // (`make`, `layer`) requires and refuses. Pinned here so a changed default fails a test.
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Layer } from "effect"
+import { configFrom } from "../../src/http/app.js"
 import { BuddyConfig, defaultDeadlines, defaultLimits } from "../../src/services/BuddyConfig.js"
 
 describe("BuddyConfig.make", () => {
@@ -103,5 +104,22 @@ describe("BuddyConfig.make, a Launchpad's config: checked, never defaulted to an
       expect((yield* reasonOf(locale))[1]).toBe("locale")
       expect(yield* Effect.flip(Layer.build(BuddyConfig.layer({ ...good, launchpadOrigin: "x" })).pipe(Effect.scoped)))
         .toMatchObject({ _tag: "ConfigInvalid", reason: "launchpad-origin" })
+    }))
+})
+
+describe("configFrom, a config file's fields as the app's config", () => {
+  it.effect("is BuddyConfig.make's check and answer: the file's fields, the defaults for the rest", () =>
+    Effect.gen(function*() {
+      const file = {
+        launchpadOrigin: "https://launchpad.example",
+        buddyOrigin: "https://buddy.example",
+        environment: "hosted-personal",
+        locale: "cs"
+      } as const
+      const config = yield* configFrom(file)
+      expect(config).toStrictEqual(yield* BuddyConfig.make(file))
+      expect(config.launchpadOrigin).toBe("https://launchpad.example")
+      const refused = yield* Effect.flip(configFrom({ ...file, buddyOrigin: file.launchpadOrigin }))
+      expect(refused.reason).toBe("same-origins")
     }))
 })

@@ -114,15 +114,22 @@ describe("withDeadline on the live clock: a timer", () => {
     Effect.gen(function*() {
       const long = yield* listener
       const infinite = yield* listener
+      const edge = yield* listener
       yield* withDeadline(
         Duration.days(30),
         (deadline) => Effect.sync(() => deadline.onExpire(long.expire)).pipe(Effect.zipRight(realPause(40)))
+      )
+      // One millisecond past the longest a timer holds (2³¹−1 ms): the first that must not be armed.
+      yield* withDeadline(
+        Duration.millis(2 ** 31),
+        (deadline) => Effect.sync(() => deadline.onExpire(edge.expire)).pipe(Effect.zipRight(realPause(40)))
       )
       yield* withDeadline(
         Duration.infinity,
         (deadline) => Effect.sync(() => deadline.onExpire(infinite.expire)).pipe(Effect.zipRight(realPause(40)))
       )
       expect(yield* Deferred.isDone(long.heard)).toBe(false)
+      expect(yield* Deferred.isDone(edge.heard)).toBe(false)
       expect(yield* Deferred.isDone(infinite.heard)).toBe(false)
     }))
 })

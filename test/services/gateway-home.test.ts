@@ -30,6 +30,13 @@ describe("the home", () => {
       )
     }))
 
+  it.effect("without HOME, or with an empty one, the home is the OS account's: <its home>/.hermes", () =>
+    Effect.gen(function*() {
+      const account = path.join(os.homedir(), ".hermes")
+      expect(yield* configuredHome(undefined).pipe(withEnv([]))).toBe(account)
+      expect(yield* configuredHome(undefined).pipe(withEnv([["HOME", ""]]))).toBe(account)
+    }))
+
   it.scopedLive("a socket path the system cannot look up (too long) is unsafe-socket, and no pointer is read", () =>
     Effect.gen(function*() {
       // A home of our own, 4 090 bytes long: "/gateway.sock" after it passes PATH_MAX (4 096).

@@ -4,7 +4,14 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { Writable } from "node:stream"
-import { Journal, JournalCapture, journalOn, makeJournal, streamJournal } from "../../src/services/Journal.js"
+import {
+  Journal,
+  JournalCapture,
+  journalOn,
+  JournalSilent,
+  makeJournal,
+  streamJournal
+} from "../../src/services/Journal.js"
 import { journalLines } from "../support/buddy.js"
 
 /** A stream keeping what it is given, or failing every write as a pipe without a reader does. */
@@ -155,4 +162,12 @@ describe("the journal", () => {
       const kept = Math.ceil(256 / pollLine.length)
       expect(warned).toStrictEqual([`buddy: ${100 - kept} journal lines dropped: stdout was not being read\n`])
     }))
+
+  it.effect("the silent journal (the CLI's) takes every line and writes none", () =>
+    Effect.gen(function*() {
+      const exit = yield* Effect.exit(
+        Effect.flatMap(Journal, (journal) => journal.record({ operation: "sign-out", outcome: "signed-out" }))
+      )
+      expect(exit._tag).toBe("Success")
+    }).pipe(Effect.provide(JournalSilent)))
 })

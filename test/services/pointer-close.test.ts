@@ -11,6 +11,8 @@ import { homeHash } from "../../src/services/gateway-path.js"
 import { exchangeFor, identifyLine, listen, makeDir, tempRoot, writeFile } from "./support/gateway-fixtures.js"
 
 const closes = vi.hoisted(() => ({ failed: 0 }))
+/** When set, the socket's lstat fails as a stalled network filesystem's does. */
+const stalled = vi.hoisted(() => ({ socket: false }))
 
 vi.mock("node:fs/promises", async (importOriginal) => {
   const actual = await importOriginal<typeof FsPromises>()
@@ -30,7 +32,12 @@ vi.mock("node:fs/promises", async (importOriginal) => {
           : Reflect.get(target, name)
     })
   }
-  return { ...actual, open, default: { ...actual, open } }
+  // buddy calls lstat with a path alone.
+  const lstat = (path: string) =>
+    stalled.socket && path.endsWith("control.sock")
+      ? Promise.reject(Object.assign(new Error("ETIMEDOUT: connection timed out, lstat"), { code: "ETIMEDOUT" }))
+      : actual.lstat(path)
+  return { ...actual, open, lstat, default: { ...actual, open, lstat } }
 })
 
 describe("the pointer's handle", () => {
@@ -47,5 +54,22 @@ describe("the pointer's handle", () => {
       expect(exit._tag).toBe("Success")
       expect(peer.connections).toHaveLength(1)
       expect(peer.connections[0]?.received().toString()).toBe(identifyLine)
+    }))
+
+  // The code a stalled network filesystem gives is the code our own deadline gives: both are timeout.
+  it.scopedLive("a socket whose lstat fails ETIMEDOUT (a stalled network filesystem) is timeout, and nothing is sent", () =>
+    Effect.gen(function*() {
+      const root = yield* tempRoot
+      const home = yield* makeDir(nodePath.join(root, "home"), 0o700)
+      const dir = yield* makeDir(nodePath.join(root, "run", `hermes-gw-${homeHash(home)}`), 0o700)
+      const socket = nodePath.join(dir, "control.sock")
+      const peer = yield* listen(socket)
+      yield* writeFile(nodePath.join(home, "gateway.sock.path"), socket)
+      stalled.socket = true
+      const error = yield* Effect.flip(exchangeFor(home)).pipe(Effect.ensuring(Effect.sync(() => {
+        stalled.socket = false
+      })))
+      expect(error.reason).toBe("timeout")
+      expect(peer.connections).toHaveLength(0)
     }))
 })

@@ -14,7 +14,7 @@ import { launchpad as effectLaunchpad } from "../../../examples/mount-effect.js"
 import { launchpad as nodeLaunchpad } from "../../../examples/mount-node.js"
 import { makeBuddyWebHandler } from "../../../src/http/app.js"
 import { BuddyConfig, type BuddyConfigShape } from "../../../src/services/BuddyConfig.js"
-import { REPO, type Running, spawnBuddy } from "../../cli/support/buddy-process.js"
+import { BIN, REPO, type Running, spawnBuddy } from "../../cli/support/buddy-process.js"
 
 export const LAUNCHPAD = "https://launchpad.example"
 export const BUDDY = "https://buddy.example"
@@ -142,8 +142,13 @@ export const portFrom = (stderr: ReadonlyArray<string>) => {
 
 const journalOf = (serve: Running) => () => serve.stdoutNow().filter((line) => line.startsWith("{"))
 
+export interface ServeOptions {
+  /** The real executable under Node's inspector on a free loopback port (its address on stderr). */
+  readonly inspect?: boolean
+}
+
 /** The serve child's lines; `buddy` is the real executable with default deadlines, otherwise serveOn. */
-const serveHost = async (home: string, deadlines: DeadlinesMs | undefined): Promise<Host> => {
+const serveHost = async (home: string, deadlines: DeadlinesMs | undefined, options: ServeOptions): Promise<Host> => {
   const dir = await fsp.mkdtemp(path.join(os.tmpdir(), "buddy-boundary-config-"))
   const file = path.join(dir, "config.json")
   const fields = {
@@ -155,9 +160,12 @@ const serveHost = async (home: string, deadlines: DeadlinesMs | undefined): Prom
   }
   await fsp.writeFile(file, JSON.stringify(deadlines === undefined ? fields : { ...fields, deadlines }))
   const serve = deadlines === undefined
-    ? spawnBuddy(["serve", "--config", file, "--port", "0"], { stoppedByCaller: true })
+    ? spawnBuddy(["serve", "--config", file, "--port", "0"], {
+      stoppedByCaller: true,
+      ...(options.inspect === true ? { command: [process.execPath, "--inspect=127.0.0.1:0", BIN] } : {})
+    })
     : spawnBuddy([await bundled(), file], { command: [process.execPath], stoppedByCaller: true })
-  const port = portFrom(await serve.stderrWith("listening on"))
+  const port = portFrom(await serve.stderrWith("buddy serve: listening on"))
   return {
     kind: "buddy serve",
     port,
@@ -235,10 +243,15 @@ const webHost = (config: BuddyConfigShape): Host => {
 }
 
 /** The host of this kind for the gateway's home; `deadlines` undefined: the contract's defaults. */
-export const startHost = (kind: HostKind, home: string, deadlines?: DeadlinesMs): Promise<Host> => {
+export const startHost = (
+  kind: HostKind,
+  home: string,
+  deadlines?: DeadlinesMs,
+  options: ServeOptions = {}
+): Promise<Host> => {
   switch (kind) {
     case "buddy serve":
-      return serveHost(home, deadlines)
+      return serveHost(home, deadlines, options)
     case "mount-effect example":
       return effectHost(hostedConfig(home, deadlines))
     case "mount-node example":
