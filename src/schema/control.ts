@@ -14,19 +14,24 @@ export const TicketParams = Schema.Struct({
 })
 export type TicketParams = typeof TicketParams.Type
 
-/** One request line: `{"protocol":1,"id":1,"verb":V}` plus params where the verb takes them. */
+const strict = { parseOptions: { onExcessProperty: "error" } } as const
+
+/**
+ * One request line: `{"protocol":1,"id":1,"verb":V}` plus params where the verb takes them, and
+ * nothing else, whoever encodes it (its params included: parse options hold for children).
+ */
 export const ControlRequest = Schema.Union(
-  Schema.Struct({ protocol: Schema.Literal(1), id: Schema.Literal(1), verb: Schema.Literal("identify") }),
+  Schema.Struct({ protocol: Schema.Literal(1), id: Schema.Literal(1), verb: Schema.Literal("identify") }).annotations(
+    strict
+  ),
   Schema.Struct({
     protocol: Schema.Literal(1),
     id: Schema.Literal(1),
     verb: Schema.Literal("session-ticket"),
     params: TicketParams
-  })
+  }).annotations(strict)
 )
 export type ControlRequest = typeof ControlRequest.Type
-
-const strict = { parseOptions: { onExcessProperty: "error" } } as const
 
 /** `{"ok":true,"protocol":1,"result":{…},"id":1}`: nothing else on a success. */
 export const ControlSuccess = Schema.Struct({
@@ -54,10 +59,8 @@ export const ControlReplyFromLine = Schema.parseJson(ControlReply)
 /** A request line's JSON (the newline is the caller's): only what `ControlRequest` names is written. */
 export const ControlRequestToLine = Schema.parseJson(ControlRequest)
 
-/** One profile the gateway serves; like the rest of identify's result, members it adds are ignored. */
-export const ServedProfile = Schema.Struct({ profile_id: Schema.String, home: Schema.String }).annotations({
-  parseOptions: { onExcessProperty: "ignore" }
-})
+/** One profile the gateway serves; members it adds are ignored with the rest of identify's (below). */
+export const ServedProfile = Schema.Struct({ profile_id: Schema.String, home: Schema.String })
 
 /** The gateway states identify may report (C2). */
 export const GatewayState = Schema.Literal("starting", "ready", "draining", "failed")
@@ -65,7 +68,9 @@ export type GatewayState = typeof GatewayState.Type
 
 /**
  * The identify result, as much of it as we read. Hermes grows this object across versions
- * (pid, start_time, supervisor, authority_epoch, parked_profiles…), so other members are ignored.
+ * (pid, start_time, supervisor, authority_epoch, parked_profiles…), so other members are ignored,
+ * here and in what it holds (a Schema's parse options hold for its children too), whatever the
+ * caller's options.
  */
 export const IdentifyResult = Schema.Struct({
   kind: Schema.Literal("hermes-gateway"),
@@ -75,6 +80,7 @@ export const IdentifyResult = Schema.Struct({
   api_origin: Schema.String,
   capabilities: Schema.Array(Schema.String),
   served_profiles: Schema.Array(ServedProfile)
+  // Stryker disable next-line StringLiteral: Effect treats any value but "error" and "preserve" as "ignore"
 }).annotations({ parseOptions: { onExcessProperty: "ignore" } })
 export type IdentifyResult = typeof IdentifyResult.Type
 

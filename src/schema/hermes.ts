@@ -25,7 +25,8 @@ export const SessionId = Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9_-]{1,128
 /** One provider card; we read only `id` and, for openai-codex, `status.logged_in`. */
 export const ProviderCard = Schema.Struct({
   id: Schema.String,
-  status: Schema.Struct({ logged_in: Schema.Unknown }).annotations(ignoreExcess)
+  status: Schema.Struct({ logged_in: Schema.Unknown })
+  // Its status too: parse options hold for a Schema's children.
 }).annotations(ignoreExcess)
 
 /** `GET /api/providers/oauth` 200: a growing catalogue, so members we do not read are ignored. */

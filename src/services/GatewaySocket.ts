@@ -99,9 +99,9 @@ const decodeReply = (bytes: Uint8Array): Either.Either<ControlReply, GatewayErro
   )
 
 // The request is ours, built from typed values: a request its own Schema refuses is a bug, not a
-// gateway's fault, so it is a defect. Nothing but what the Schema names reaches the socket. Built
-// once, like the reply's decoder.
-const encodeLine = Schema.encode(ControlRequestToLine, { onExcessProperty: "error" })
+// gateway's fault, so it is a defect. Nothing but what the Schema names reaches the socket (it is
+// strict itself). Built once, like the reply's decoder.
+const encodeLine = Schema.encode(ControlRequestToLine)
 const encodeRequest = (request: ControlRequest) => Effect.orDie(encodeLine(request))
 
 /** One exchange on an already located socket path, ended as `timeout` when `deadline` passes. */

@@ -48,6 +48,8 @@ export const homeHash = (realHome: string) => createHash("sha256").update(realHo
 /** The user's home: `$HOME` as the environment gives it, else what the OS account says. */
 const userHome = Config.option(Config.nonEmptyString("HOME")).pipe(
   Effect.map(Option.getOrElse(() => os.homedir())),
+  // As for HERMES_HOME below: an absent or empty HOME is already none, and the environment does not fail.
+  // Stryker disable next-line ArrowFunction: not observable with the environment, for that reason
   Effect.orElseSucceed(() => os.homedir())
 )
 

@@ -21,6 +21,7 @@ import { BlockedReason, BuddyState, GatewayReason, SignInState } from "../../src
 import {
   BuddyAnswer,
   DeniedReason,
+  ErrorAnswer,
   OpenApiAnswer,
   pathRefusals,
   PlainError,
@@ -170,8 +171,14 @@ describe("the control socket's wire", () => {
       "{\"protocol\":1,\"id\":1,\"verb\":\"session-ticket\",\"params\":{\"profile_id\":\"/home/p/.hermes\"," +
         "\"instance_id\":\"i-1\",\"purpose\":\"native-http\"}}"
     )
+    // Refused by the Schema itself, with no options from the caller.
+    expect(Either.isLeft(Schema.encodeUnknownEither(ControlRequestToLine)({ ...ticket, token: "secret" }))).toBe(true)
     const smuggled = { ...ticket, params: { ...ticket.params, token: "secret" } }
-    expect(Either.isLeft(Schema.encodeEither(ControlRequestToLine, strict)(smuggled))).toBe(true)
+    expect(Either.isLeft(Schema.encodeUnknownEither(ControlRequestToLine)(smuggled))).toBe(true)
+    expect(
+      Either.isLeft(Schema.encodeUnknownEither(ControlRequestToLine)({ protocol: 1, id: 1, verb: "identify", x: 1 }))
+    )
+      .toBe(true)
   })
 
   it("takes a success's result only as an object, and a refusal's supported_verbs only as given", () => {
@@ -224,6 +231,12 @@ describe("our own answers", () => {
     expect(accepts(BuddyAnswer, { ...works, reason: undefined }, strict)).toBe(false)
     expect(accepts(BuddyAnswer, { ...works, signIn: { state: "signed-in" } }, strict)).toBe(false)
     expect(accepts(BuddyAnswer, { kind: "buddy", state: "works", locale: "en" }, strict)).toBe(false)
+  })
+
+  it("a plain error: exactly one of the closed names", () => {
+    expect(accepts(ErrorAnswer, { error: "not-found" }, strict)).toBe(true)
+    expect(accepts(ErrorAnswer, { error: "Not Found" }, strict)).toBe(false)
+    expect(accepts(ErrorAnswer, {}, strict)).toBe(false)
   })
 
   it("the OpenAPI document: version 3.1.0 and anything else", () => {

@@ -4,12 +4,14 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { Writable } from "node:stream"
+import { vi } from "vitest"
 import {
   Journal,
   JournalCapture,
   journalOn,
   JournalSilent,
   makeJournal,
+  stdoutBound,
   streamJournal
 } from "../../src/services/Journal.js"
 import { journalLines } from "../support/buddy.js"
@@ -170,4 +172,64 @@ describe("the journal", () => {
       )
       expect(exit._tag).toBe("Success")
     }).pipe(Effect.provide(JournalSilent)))
+
+  it.live("one line dropped is said as one line, and the stream gets one drain listener however many are dropped", () =>
+    Effect.gen(function*() {
+      const { target, resume } = stuck()
+      const warned: Array<string> = []
+      // 17 lines (past the stream's own 1 KiB mark, so that it drains) and one more.
+      const journal = streamJournal(target, { limit: 17 * pollLine.length, warn: (text) => warned.push(text) })
+      const before = target.listenerCount("drain")
+      for (let i = 0; i < 18; i++) yield* journal.record({ operation: "poll", outcome: "pending" })
+      expect(target.listenerCount("drain") - before).toBe(1)
+      resume()
+      yield* settle
+      expect(warned).toStrictEqual(["buddy: 1 journal line dropped: stdout was not being read\n"])
+      const again = streamJournal(target, { limit: 0, warn: (text) => warned.push(text) })
+      for (let i = 0; i < 20; i++) yield* again.record({ operation: "poll", outcome: "pending" })
+      expect(target.listenerCount("drain") - before).toBe(1)
+    }))
+
+  it.live("says nothing at its layer's end when nothing was dropped, or all of it was said", () =>
+    Effect.gen(function*() {
+      const { target } = stuck()
+      const warned: Array<string> = []
+      yield* Effect.scoped(
+        Effect.flatMap(Journal, (journal) => journal.record({ operation: "poll", outcome: "pending" })).pipe(
+          Effect.provide(journalOn(target, { limit: 1024, warn: (text) => warned.push(text) }))
+        )
+      )
+      expect(warned).toStrictEqual([])
+    }))
+
+  it.live("a stream that failed drops what comes after unsaid: its reader is gone, not slow", () =>
+    Effect.gen(function*() {
+      const { target } = stuck()
+      const warned: Array<string> = []
+      yield* Effect.scoped(
+        Effect.gen(function*() {
+          const journal = yield* Journal
+          // Over the bound while it stalls: two lines taken, three dropped and counted.
+          for (let i = 0; i < 5; i++) yield* journal.record({ operation: "poll", outcome: "pending" })
+          target.destroy()
+          yield* settle
+          for (let i = 0; i < 5; i++) yield* journal.record({ operation: "poll", outcome: "pending" })
+        }).pipe(
+          Effect.provide(journalOn(target, { limit: 2 * pollLine.length - 1, warn: (text) => warned.push(text) }))
+        )
+      )
+      expect(warned).toStrictEqual(["buddy: 3 journal lines dropped: stdout was not being read\n"])
+    }))
+
+  it("stdout's bound is 64 KiB, and its count goes to stderr", () => {
+    expect(stdoutBound.limit).toBe(64 * 1024)
+    const written: Array<string> = []
+    const write = vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => {
+      written.push(String(chunk))
+      return true
+    })
+    stdoutBound.warn("buddy: 2 journal lines dropped: stdout was not being read\n")
+    write.mockRestore()
+    expect(written).toStrictEqual(["buddy: 2 journal lines dropped: stdout was not being read\n"])
+  })
 })
