@@ -219,6 +219,7 @@ describe("Hermes's answers", () => {
     expect(accepts(ProviderCard, card, strict)).toBe(true)
     expect(accepts(ProviderCard, { name: "OpenAI Codex", status: { logged_in: true } }, strict)).toBe(false)
     expect(accepts(ProviderCard, { id: "openai-codex" }, strict)).toBe(false)
+    expect(accepts(ProviderCard, { id: "openai-codex", status: "signed in" }, strict)).toBe(false)
   })
 })
 
