@@ -80,8 +80,10 @@ export const IdentifyResult = Schema.Struct({
   api_origin: Schema.String,
   capabilities: Schema.Array(Schema.String),
   served_profiles: Schema.Array(ServedProfile)
+}).annotations({
   // Stryker disable next-line StringLiteral: Effect treats any value but "error" and "preserve" as "ignore"
-}).annotations({ parseOptions: { onExcessProperty: "ignore" } })
+  parseOptions: { onExcessProperty: "ignore" }
+})
 export type IdentifyResult = typeof IdentifyResult.Type
 
 /** A ticket: 1–256 URL-safe characters (C2). */
