@@ -40,15 +40,21 @@ vi.mock("node:fs/promises", async (importOriginal) => {
   return { ...actual, open, lstat, default: { ...actual, open, lstat } }
 })
 
+/** A private home whose pointer names a listening Gen B socket: the home and the peer there. */
+const pointerScene = Effect.gen(function*() {
+  const root = yield* tempRoot
+  const home = yield* makeDir(nodePath.join(root, "home"), 0o700)
+  const dir = yield* makeDir(nodePath.join(root, "run", `hermes-gw-${homeHash(home)}`), 0o700)
+  const socket = nodePath.join(dir, "control.sock")
+  const peer = yield* listen(socket)
+  yield* writeFile(nodePath.join(home, "gateway.sock.path"), socket)
+  return { home, peer }
+})
+
 describe("the pointer's handle", () => {
   it.scopedLive("closing with a failure still gives the socket the pointer named, and nothing dies", () =>
     Effect.gen(function*() {
-      const root = yield* tempRoot
-      const home = yield* makeDir(nodePath.join(root, "home"), 0o700)
-      const dir = yield* makeDir(nodePath.join(root, "run", `hermes-gw-${homeHash(home)}`), 0o700)
-      const socket = nodePath.join(dir, "control.sock")
-      const peer = yield* listen(socket)
-      yield* writeFile(nodePath.join(home, "gateway.sock.path"), socket)
+      const { home, peer } = yield* pointerScene
       const exit = yield* Effect.exit(exchangeFor(home))
       expect(closes.failed).toBe(1)
       expect(exit._tag).toBe("Success")
@@ -59,12 +65,7 @@ describe("the pointer's handle", () => {
   // The code a stalled network filesystem gives is the code our own deadline gives: both are timeout.
   it.scopedLive("a socket whose lstat fails ETIMEDOUT (a stalled network filesystem) is timeout, and nothing is sent", () =>
     Effect.gen(function*() {
-      const root = yield* tempRoot
-      const home = yield* makeDir(nodePath.join(root, "home"), 0o700)
-      const dir = yield* makeDir(nodePath.join(root, "run", `hermes-gw-${homeHash(home)}`), 0o700)
-      const socket = nodePath.join(dir, "control.sock")
-      const peer = yield* listen(socket)
-      yield* writeFile(nodePath.join(home, "gateway.sock.path"), socket)
+      const { home, peer } = yield* pointerScene
       stalled.socket = true
       const error = yield* Effect.flip(exchangeFor(home)).pipe(Effect.ensuring(Effect.sync(() => {
         stalled.socket = false
