@@ -1,10 +1,11 @@
 // The throughput floor for `GET /api/buddy`: a bare node:http server that answers every request with
 // one raw status read (bench/floor.mjs) against the stand-in, and Buddy's JSON. No routing, no checks.
-//   node bench/bare-server.mjs <socket> <home>   prints {"port":…} once it listens; exits when stdin closes.
+//   node bench/bare-server.mjs <gateway socket> <home> <own socket>   prints {"socket":…} once it listens on
+//   its own Unix socket (as buddy serve does); exits when stdin closes.
 import { createServer } from "node:http"
 import { rawRead } from "./floor.mjs"
 
-const [socketPath, home] = process.argv.slice(2)
+const [socketPath, home, own] = process.argv.slice(2)
 
 const server = createServer((request, response) => {
   request.resume()
@@ -20,5 +21,5 @@ const server = createServer((request, response) => {
     }
   )
 })
-server.listen(0, "127.0.0.1", () => process.stdout.write(`${JSON.stringify({ port: server.address().port })}\n`))
+server.listen(own, () => process.stdout.write(`${JSON.stringify({ socket: own })}\n`))
 process.stdin.on("end", () => process.exit(0)).resume()

@@ -1,7 +1,7 @@
 // Each step of the CLI's start-up work (docs/performance.md, D19), as ratios to `node -e 0` in the
 // same run: the bundle as D9 built it (ESM, not minified), minified, then CommonJS through
 // `vm.Script` as bin/buddy.js runs it now, without and with V8's code cache (the current bundle,
-// where only serve loads the HTTP stack, through `import()` of src/cli/serving.ts); and, to see
+// where only serve loads the HTTP stack, through `import()` of src/serve/serving.ts); and, to see
 // what that split gives, the cached bundle with serving.ts imported statically, as before it. Every variant is built from the current source into a temporary directory and run
 // directly (no launcher, so only the bundle differs); hyperfine runs them in ROUNDS rounds
 // (default 5) of RUNS runs (default 10), all commands in each round, and the ratio is the median
@@ -40,9 +40,12 @@ const eagerServe = {
   setup: (b) => {
     b.onLoad({ filter: /src\/cli\/serve\.ts$/ }, (a) => {
       const text = readFileSync(a.path, "utf8")
-      const eager = text.replace(/yield\* Effect\.promise\(\(\) =>\s*import\("\.\/serving\.js"\)\s*\)/, "servingEager")
+      const eager = text.replace(
+        /yield\* Effect\.promise\(\(\) =>\s*import\("\.\.\/serve\/serving\.js"\)\s*\)/,
+        "servingEager"
+      )
       if (eager === text) throw new Error("bench/cli-steps.mjs: serve.ts no longer imports serving.js lazily as it did")
-      return { contents: `import * as servingEager from "./serving.js"\n${eager}`, loader: "ts" }
+      return { contents: `import * as servingEager from "../serve/serving.js"\n${eager}`, loader: "ts" }
     })
   }
 }

@@ -2,12 +2,11 @@
 // connections, each sending the next GET as soon as the last answer is in, for `seconds`.
 // Only an answer of 200 that reads Buddy's state as "works" (what the stand-in serves) counts: a
 // status read that failed is a 200 too, with state "unknown".
-//   node bench/load.mjs <url> <connections> <seconds>   prints {"requests":…,"non200":…,"errors":…,"seconds":…}
+//   node bench/load.mjs <socket> <connections> <seconds>   GET /api/buddy over a Unix socket; prints {"requests":…,"non200":…,"errors":…,"seconds":…}
 import { Agent, request } from "node:http"
 
-const [url, connections, seconds] = [process.argv[2], Number(process.argv[3]), Number(process.argv[4])]
+const [socketPath, connections, seconds] = [process.argv[2], Number(process.argv[3]), Number(process.argv[4])]
 const agent = new Agent({ keepAlive: true, maxSockets: connections })
-const target = new URL(url)
 let requests = 0
 /** Answers other than a 200 reading "works". */
 let non200 = 0
@@ -17,7 +16,7 @@ const end = start + seconds * 1000
 
 const one = () =>
   new Promise((resolve) => {
-    const req = request({ host: target.hostname, port: target.port, path: target.pathname, agent }, (res) => {
+    const req = request({ socketPath, path: "/api/buddy", agent }, (res) => {
       let body = ""
       res.setEncoding("utf8")
       res.on("data", (chunk) => {

@@ -3,8 +3,8 @@
 // minimal raw client (bench/floor.mjs). Every figure is a ratio of two things measured in this same
 // run, interleaved, because this machine is shared and its absolute times mean little:
 //   - HermesApi.providerCard on the real layers vs the raw client, p50 and p90;
-//   - GET /api/buddy through the real `buddy serve --port` vs a bare node:http server that makes the
-//     raw reading per request (bench/bare-server.mjs), p50 and p90, each over one kept-alive
+//   - GET /api/buddy through the real `buddy serve` on its socket vs a bare node:http server on a
+//     socket that makes the raw reading per request (bench/bare-server.mjs), p50 and p90, each over one kept-alive
 //     connection (as a page's requests go); and, for reference, each over a new connection per
 //     request, and the bare server against the raw client;
 //   - throughput of GET /api/buddy at 16 and 64 connections vs that bare server (bench/load.mjs,
@@ -96,9 +96,9 @@ const timed = async (run: () => Promise<unknown>) => {
  * One GET, on the given agent's kept-alive connection, or on a new connection (`false`: as a
  * browser's first request, and as the raw client's GET).
  */
-const get = (port: number, path: string, agent: Agent | false) =>
+const get = (socketPath: string, path: string, agent: Agent | false) =>
   new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const req = request({ host: "127.0.0.1", port, path, agent }, (res) => {
+    const req = request({ socketPath, path, agent }, (res) => {
       const parts: Array<Buffer> = []
       res.on("data", (chunk: Buffer) => parts.push(chunk))
       res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(parts).toString("utf8") }))
@@ -107,12 +107,12 @@ const get = (port: number, path: string, agent: Agent | false) =>
     req.end()
   })
 
-/** The real executable, `buddy serve`, on a free port; resolves with the port it announces. */
-const startServe = (configFile: string) =>
-  new Promise<Child<{ port: number }>>((resolve, reject) => {
+/** The real executable, `buddy serve`, on a socket of the bench's; resolves once it listens there. */
+const startServe = (configFile: string, socket: string) =>
+  new Promise<Child<{ socket: string }>>((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      [join(root, "bin/buddy.js"), "serve", "--config", configFile, "--port", "0"],
+      [join(root, "bin/buddy.js"), "serve", "--config", configFile, "--socket", socket],
       {
         stdio: ["pipe", "pipe", "pipe"]
       }
@@ -120,10 +120,9 @@ const startServe = (configFile: string) =>
     child.stdout.resume() // the journal; status reads write none
     child.once("exit", (code) => reject(new Error(`buddy serve exited with ${code}`)))
     createInterface({ input: child.stderr }).on("line", (line) => {
-      const port = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(line)?.[1]
-      if (port !== undefined) {
+      if (line === `buddy serve: listening on unix:${socket}`) {
         resolve({
-          ready: { port: Number(port) },
+          ready: { socket },
           process: child,
           close: () => child.kill("SIGTERM")
         })
@@ -132,9 +131,9 @@ const startServe = (configFile: string) =>
   })
 
 let failedAnswers = 0
-const load = (port: number, connections: number) =>
+const load = (socket: string, connections: number) =>
   startChild<{ requests: number; non200: number; errors: number; seconds: number }>("load.mjs", [
-    `http://127.0.0.1:${port}/api/buddy`,
+    socket,
     String(connections),
     String(loadSeconds)
   ]).then((child) => {
@@ -179,9 +178,13 @@ writeFileSync(
 )
 const say = (line: string) => process.stderr.write(`bench: ${line}\n`)
 say(`stand-in ${standin.origin}; starting buddy serve`)
-const serve = await startServe(configFile)
+const serve = await startServe(configFile, join(work, "runtime", "serve.sock"))
 cleanups.unshift(serve.close)
-const bare = await startChild<{ port: number }>("bare-server.mjs", [standin.socket, standin.home])
+const bare = await startChild<{ socket: string }>("bare-server.mjs", [
+  standin.socket,
+  standin.home,
+  join(work, "bare.sock")
+])
 cleanups.unshift(bare.close)
 const runtime = ManagedRuntime.make(
   GatewayLive.pipe(Layer.provide(BuddyConfig.gatewayLayer({ hermesHome: standin.home })))
@@ -197,11 +200,11 @@ const serveAgent = new Agent({ keepAlive: true, maxSockets: 1 })
 const bareAgent = new Agent({ keepAlive: true, maxSockets: 1 })
 cleanups.unshift(() => serveAgent.destroy(), () => bareAgent.destroy())
 const route = async (agent: Agent | false) => {
-  const answer = await get(serve.ready.port, "/api/buddy", agent)
+  const answer = await get(serve.ready.socket, "/api/buddy", agent)
   expectWorks(`buddy serve (${answer.status} ${answer.body})`, answer.status === 200 && answer.body.includes("works"))
 }
 const bareRoute = async (agent: Agent | false) =>
-  expectWorks("bare server", (await get(bare.ready.port, "/api/buddy", agent)).status === 200)
+  expectWorks("bare server", (await get(bare.ready.socket, "/api/buddy", agent)).status === 200)
 const kinds = {
   floor: async () => expectWorks("raw client", await rawRead(standin.socket, standin.home)),
   service: async () => expectWorks("providerCard", (await runtime.runPromise(api.providerCard)).value.loggedIn),
@@ -225,8 +228,6 @@ for (let i = 0; i < (part("latency") ? warmup + runs : 0); i++) {
   }
 }
 await runtime.dispose()
-// What a new connection's peer proof read: the kernel formats every entry of its TCP table for it.
-const tcpTable = readFileSync("/proc/net/tcp", "latin1").split("\n").length - 2
 const p = (kind: keyof typeof kinds, q: number, over: keyof typeof kinds = "floor") =>
   quantile(samples[kind], q) / quantile(samples[over], q)
 
@@ -238,11 +239,11 @@ for (const connections of part("throughput") ? [16, 64] : []) {
   let floor = 0
   for (let round = 0; round < loadRounds; round++) {
     if (round % 2 === 0) {
-      floor += await load(bare.ready.port, connections)
-      buddy += await load(serve.ready.port, connections)
+      floor += await load(bare.ready.socket, connections)
+      buddy += await load(serve.ready.socket, connections)
     } else {
-      buddy += await load(serve.ready.port, connections)
-      floor += await load(bare.ready.port, connections)
+      buddy += await load(serve.ready.socket, connections)
+      floor += await load(bare.ready.socket, connections)
     }
   }
   throughput[connections === 16 ? "throughput 16" : "throughput 64"] = buddy / floor
@@ -280,7 +281,6 @@ const machine = {
   node: process.version,
   load: [loadBefore[0], os.loadavg()[0]].map((l) => Number(l?.toFixed(2))),
   samples: runs,
-  tcpTableEntries: tcpTable,
   failedAnswersUnderLoad: failedAnswers,
   wallSeconds: Math.round(wall)
 }

@@ -87,7 +87,7 @@ const stop = (at: Node, complaint: ReadonlyArray<string>): Step => ({
   at
 })
 
-/** A word that starts with "-" is a flag, unless it is a negative number: a value, for its flag to judge (`--port -1`). */
+/** A word that starts with "-" is a flag, unless it is a negative number: a value, for its flag to judge (`--count -1`). */
 const isFlagWord = (word: string) => word.startsWith("-") && word.length > 1 && !/^-[0-9]/.test(word)
 
 const readFlag = (state: State, word: string, rest: ReadonlyArray<string>): Step => {
@@ -98,6 +98,8 @@ const readFlag = (state: State, word: string, rest: ReadonlyArray<string>): Step
   const known = flagsBelow(node)
   const flag = Arr.findFirst(known, (each) => each.name === typed)
   if (Option.isNone(flag)) {
+    const gone = words.goneFlags[`${title(node)} ${typed}`]
+    if (gone !== undefined) return stop(node, [gone])
     const names = [...known.map((each) => each.name), "--help"]
     return stop(node, withSuggestion(words.usageError.unknownFlag(typed, title(node)), typed, names))
   }

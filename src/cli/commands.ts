@@ -9,7 +9,7 @@ import { completionScript } from "./completions.js"
 import { ExitCode } from "./exit.js"
 import { helpText, usageLine } from "./help.js"
 import { root } from "./root.js"
-import { portProblem, serveCommand } from "./serve.js"
+import { serveCommand } from "./serve.js"
 import { signIn } from "./sign-in.js"
 import { signOut } from "./sign-out.js"
 import { status } from "./status.js"
@@ -20,7 +20,7 @@ export const subcommands = [status, signIn, signOut, serveCommand] as const
 export const buddyCommand = root.pipe(Command.withSubcommands(subcommands))
 
 /** What a person sees of the commands: help, usage errors and completions are made from it (D18). */
-export const tree = commandTree(root, subcommands, { checks: { "--port": portProblem } })
+export const tree = commandTree(root, subcommands)
 
 const run = Command.run(buddyCommand, { name: "buddy", version: buddyVersion })
 

@@ -43,7 +43,7 @@ const table = (rows: ReadonlyArray<readonly [string, string]>): ReadonlyArray<st
   })
 }
 
-/** The command's usage, as `buddy serve [--config FILE] [--port N] [--home DIR]`. */
+/** The command's usage, as `buddy serve [--config FILE] [--socket PATH] [--home DIR]`. */
 export const synopsis = (node: Node): string => {
   if (node.path.length === 1) return `${title(node)} <command> [flags]`
   if (isGroup(node)) return `${title(node)} <command>`

@@ -127,9 +127,10 @@ const flagWords: Readonly<Record<string, string>> = {
   "--json": "Print one JSON object per line instead of words.",
   "--home": "The Hermes home to use (default: $HERMES_HOME, else ~/.hermes).",
   "--config":
-    "A JSON file with launchpadOrigin, environment and locale, and optionally hermesHome, buddyOrigin and allowedAccounts.",
-  "--socket": "The owner-only socket to listen on (default: $XDG_RUNTIME_DIR/buddy/serve.sock).",
-  "--port": "Listen on 127.0.0.1:N instead, for this account and allowedAccounts (0: any free port).",
+    "A JSON file with launchpadOrigin, environment, locale and buddyOrigin (without it Buddy is absent: every route " +
+    "answers 404), and optionally hermesHome and socketGroup (a proxy's group the socket is shared with).",
+  "--socket":
+    "The socket to listen on (default: $RUNTIME_DIRECTORY/serve.sock under systemd, else $XDG_RUNTIME_DIR/buddy/serve.sock).",
   "buddy serve --home":
     "The Hermes home to use; overrides the config's hermesHome (default: that, else $HERMES_HOME, else ~/.hermes)."
 }
@@ -179,5 +180,12 @@ export const usageError = {
   usage: (synopsis: string, command: string, group: boolean) =>
     `Usage: ${synopsis}; \`${command} --help\` ${group ? "lists its commands" : "says more"}.`
 } as const
+
+/** Flags that are gone, and what to do instead: said rather than "unknown flag" to whoever still types them. */
+export const goneFlags: Readonly<Record<string, string>> = {
+  "buddy serve --port":
+    "buddy serve no longer listens on TCP (another account could take the port first): a proxy reaches its socket; " +
+    "see socketGroup in docs/operator-guide.md"
+}
 
 export const notAShell = (typed: string): string => `--completions takes bash, zsh or fish, not ${quote(typed)}`

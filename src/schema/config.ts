@@ -31,11 +31,11 @@ export const Origin = Schema.String.pipe(
   })
 )
 
-/** A local account's name as `useradd` allows it (a trailing `$` for machine accounts). */
-export const AccountName = Schema.String.pipe(Schema.pattern(/^[a-z_][a-z0-9_.-]{0,31}\$?$/i))
+/** A local group's name as `groupadd` allows it. */
+export const GroupName = Schema.String.pipe(Schema.pattern(/^[a-z_][a-z0-9_.-]{0,31}$/i))
 
-/** A uid: the kernel's 32-bit ids, without -1 (which means "no change" to chown). */
-export const Uid = Schema.Int.pipe(Schema.between(0, 4_294_967_294))
+/** A gid: the kernel's 32-bit ids, without -1 (which means "no change" to chown). */
+export const Gid = Schema.Int.pipe(Schema.between(0, 4_294_967_294))
 
 export const ConfigFile = Schema.Struct({
   hermesHome: Schema.optionalWith(Schema.String, { exact: true }),
@@ -44,9 +44,9 @@ export const ConfigFile = Schema.Struct({
   environment: Environment,
   locale: Locale,
   /**
-   * Accounts besides buddy's own that `buddy serve --port` answers (a reverse proxy's), by name or
-   * uid (C6 "Who may reach it"). The owner-only socket answers buddy's own account only.
+   * The one group, besides buddy's own account, that `buddy serve`'s socket is shared with (a
+   * reverse proxy's), by name or gid (C6 "Who may reach it", D40); without it only this account.
    */
-  allowedAccounts: Schema.optionalWith(Schema.Array(Schema.Union(Uid, AccountName)), { exact: true })
+  socketGroup: Schema.optionalWith(Schema.Union(Gid, GroupName), { exact: true })
 }).annotations({ parseOptions: { onExcessProperty: "error" } })
 export type ConfigFile = typeof ConfigFile.Type

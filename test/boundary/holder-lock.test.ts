@@ -12,7 +12,7 @@ import { lockName } from "../../src/services/HolderLock.js"
 import { buddy, spawnBuddy } from "../cli/support/buddy-process.js"
 import { tempDir } from "../cli/support/cleanup.js"
 import { gatewayProcess } from "../support/gateway-process.js"
-import { postSameOrigin, serveTcp } from "./support/serve-child.js"
+import { postSameOrigin, serveSocket } from "./support/serve-child.js"
 
 const isRoot = process.getuid?.() === 0
 const inCi = process.env["CI"] !== undefined && process.env["CI"] !== ""
@@ -35,8 +35,8 @@ describe("one holder per Hermes home across processes", { timeout: 60_000 }, () 
   it("while buddy serve holds a sign-in, the CLI's sign-out and start are blocked naming it, and Hermes hears nothing", async () => {
     const gateway = await gatewayProcess({ signedIn: true })
     const { env, runtime } = await runtimeFor()
-    const { port, serve } = await serveTcp(gateway.home, { env })
-    const started = await postSameOrigin(port, "/api/buddy/sign-in/start", "{}")
+    const { at, serve } = await serveSocket(gateway.home, { env })
+    const started = await postSameOrigin(at, "/api/buddy/sign-in/start", "{}")
     expect(started.status).toBe(200)
     const { handle } = JSON.parse(started.body) as { readonly handle: string }
     await gateway.clearReceived()
@@ -64,7 +64,7 @@ describe("one holder per Hermes home across processes", { timeout: 60_000 }, () 
     // The person approves; the holder reads it, lets the lock go, and the terminal's sign-out then runs.
     const [session] = await gateway.sessions()
     expect(await gateway.approve(session!.id)).toBe(true)
-    expect(await postSameOrigin(port, "/api/buddy/sign-in/poll", JSON.stringify({ handle }))).toStrictEqual({
+    expect(await postSameOrigin(at, "/api/buddy/sign-in/poll", JSON.stringify({ handle }))).toStrictEqual({
       status: 200,
       body: "{\"kind\":\"sign-in\",\"state\":\"signed-in\"}"
     })
@@ -83,9 +83,9 @@ describe("one holder per Hermes home across processes", { timeout: 60_000 }, () 
     expect(JSON.parse((await terminal.stdoutLines(1))[0]!)).toMatchObject({ kind: "sign-in", state: "pending" })
     expect(await fs.readFile(await lockFile(runtime, gateway.home), "utf8")).toBe(`${terminal.child.pid}\n`)
 
-    const { port } = await serveTcp(gateway.home, { env })
+    const { at } = await serveSocket(gateway.home, { env })
     await gateway.clearReceived()
-    expect(await postSameOrigin(port, "/api/buddy/sign-in/start", "{}")).toStrictEqual({
+    expect(await postSameOrigin(at, "/api/buddy/sign-in/start", "{}")).toStrictEqual({
       status: 409,
       body: "{\"kind\":\"blocked\",\"reason\":\"sign-in-running\"}"
     })
@@ -93,7 +93,7 @@ describe("one holder per Hermes home across processes", { timeout: 60_000 }, () 
 
     terminal.child.kill("SIGKILL")
     await terminal.finished
-    const after = await postSameOrigin(port, "/api/buddy/sign-in/start", "{}")
+    const after = await postSameOrigin(at, "/api/buddy/sign-in/start", "{}")
     expect(after.status).toBe(200)
     // The killed terminal cancelled nothing (C4.9); its session is left to Hermes.
     expect((await gateway.sessions()).map((session) => session.cancelled)).toStrictEqual([false, false])

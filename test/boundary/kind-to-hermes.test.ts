@@ -8,7 +8,7 @@ import type { FakeGateway } from "../../fixtures/fake-gateway.js"
 import { exchangesInFlight } from "../../src/services/ExchangeLimit.js"
 import { tempDir } from "../cli/support/cleanup.js"
 import { gatewayProcess, type RemoteGateway } from "../support/gateway-process.js"
-import { getStatus, serveTcp } from "./support/serve-child.js"
+import { getStatus, serveSocket } from "./support/serve-child.js"
 
 type Received = FakeGateway["received"][number]
 const providerReadings = async (gateway: RemoteGateway) =>
@@ -21,16 +21,16 @@ const stateOf = (body: string) => (JSON.parse(body) as { readonly state: string 
 const slowReadings = async () => {
   const gateway = await gatewayProcess({ signedIn: true })
   await gateway.fault("providers", { kind: "late", ms: 500 })
-  const { port } = await serveTcp(gateway.home, { env: { XDG_RUNTIME_DIR: await tempDir("buddy-kind-", 0o700) } })
+  const { at } = await serveSocket(gateway.home, { env: { XDG_RUNTIME_DIR: await tempDir("buddy-kind-", 0o700) } })
   await gateway.clearReceived()
   await gateway.resetMaxInFlight()
-  return { gateway, port }
+  return { at, gateway }
 }
 
 describe("kind to Hermes, through buddy serve", { timeout: 60_000 }, () => {
   it("400 concurrent reads while each reading takes Hermes 0.5 s: every one answers works, from a few readings, never more than the bound in flight", async () => {
-    const { gateway, port } = await slowReadings()
-    const answers = await Promise.all(Array.from({ length: 400 }, () => getStatus(port)))
+    const { at, gateway } = await slowReadings()
+    const answers = await Promise.all(Array.from({ length: 400 }, () => getStatus(at)))
     expect(answers.map(stateOf).filter((state) => state !== "works")).toStrictEqual([])
     // Before D24: 326 readings and 74 answers unknown (lost) for the same burst.
     expect(await providerReadings(gateway)).toBeLessThanOrEqual(6)
@@ -39,15 +39,15 @@ describe("kind to Hermes, through buddy serve", { timeout: 60_000 }, () => {
   })
 
   it("reads that arrive after Hermes changed its state wait for the next reading, never the one on its way", async () => {
-    const { gateway, port } = await slowReadings()
-    const early = Array.from({ length: 20 }, () => getStatus(port))
+    const { at, gateway } = await slowReadings()
+    const early = Array.from({ length: 20 }, () => getStatus(at))
     // The first reading is on its way (held for 0.5 s) when Buddy is signed out on Hermes.
     for (let waited = 0; (await providerReadings(gateway)) === 0; waited += 5) {
       if (waited > 5_000) throw new Error("no reading reached the gateway")
       await new Promise((resolve) => setTimeout(resolve, 5))
     }
     await gateway.setSignedIn(false)
-    const late = await Promise.all(Array.from({ length: 20 }, () => getStatus(port)))
+    const late = await Promise.all(Array.from({ length: 20 }, () => getStatus(at)))
     expect(late.map(stateOf)).toStrictEqual(Array.from({ length: 20 }, () => "waits"))
     expect((await Promise.all(early)).length).toBe(20)
     expect(await providerReadings(gateway)).toBeLessThanOrEqual(3)

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest"
 import { tempDir } from "../cli/support/cleanup.js"
 import { gatewayProcess, type RemoteGateway } from "../support/gateway-process.js"
-import { getStatus, postSameOrigin, serveTcp } from "./support/serve-child.js"
+import { getStatus, postSameOrigin, serveSocket } from "./support/serve-child.js"
 
 const httpLines = async (gateway: RemoteGateway, id: string) =>
   (await gateway.received()).flatMap((entry) =>
@@ -15,28 +15,28 @@ const httpLines = async (gateway: RemoteGateway, id: string) =>
 /** buddy serve holding a sign-in the person has just approved on Hermes. */
 const approvedWhileHeld = async () => {
   const gateway = await gatewayProcess()
-  const { port, serve } = await serveTcp(gateway.home, {
+  const { at, serve } = await serveSocket(gateway.home, {
     env: { XDG_RUNTIME_DIR: await tempDir("buddy-endings-", 0o700) }
   })
-  const started = await postSameOrigin(port, "/api/buddy/sign-in/start", "{}")
+  const started = await postSameOrigin(at, "/api/buddy/sign-in/start", "{}")
   const { handle } = JSON.parse(started.body) as { readonly handle: string }
   const [session] = await gateway.sessions()
   expect(await gateway.approve(session!.id)).toBe(true)
   await gateway.clearReceived()
-  return { gateway, port, serve, handle, id: session!.id }
+  return { gateway, at, serve, handle, id: session!.id }
 }
 
 describe("endings that are true for the person, through buddy serve", { timeout: 30_000 }, () => {
   it("a cancel after the person approved answers signed-in: Hermes got a poll and no cancel, and Buddy works", async () => {
-    const { gateway, handle, id, port, serve } = await approvedWhileHeld()
-    expect(await postSameOrigin(port, "/api/buddy/sign-in/cancel", JSON.stringify({ handle }))).toStrictEqual({
+    const { at, gateway, handle, id, serve } = await approvedWhileHeld()
+    expect(await postSameOrigin(at, "/api/buddy/sign-in/cancel", JSON.stringify({ handle }))).toStrictEqual({
       status: 200,
       body: "{\"kind\":\"sign-in\",\"state\":\"signed-in\"}"
     })
     expect(await httpLines(gateway, id)).toStrictEqual(["GET /api/providers/oauth/openai-codex/poll/<id>"])
     expect((await gateway.sessions())[0]).toMatchObject({ status: "approved", cancelled: false })
     expect(await gateway.signedIn()).toBe(true)
-    expect(await getStatus(port)).toBe(
+    expect(await getStatus(at)).toBe(
       "{\"kind\":\"buddy\",\"state\":\"works\",\"signIn\":{\"state\":\"none\"},\"locale\":\"en\"}"
     )
     expect(serve.stdoutNow().at(-1)).toBe(
@@ -45,8 +45,8 @@ describe("endings that are true for the person, through buddy serve", { timeout:
   })
 
   it("a page that lost its handle reads works and none from one status read, which polled the held sign-in", async () => {
-    const { gateway, handle, id, port } = await approvedWhileHeld()
-    expect(await getStatus(port)).toBe(
+    const { at, gateway, handle, id } = await approvedWhileHeld()
+    expect(await getStatus(at)).toBe(
       "{\"kind\":\"buddy\",\"state\":\"works\",\"signIn\":{\"state\":\"none\"},\"locale\":\"en\"}"
     )
     expect(await httpLines(gateway, id)).toStrictEqual([
@@ -55,7 +55,7 @@ describe("endings that are true for the person, through buddy serve", { timeout:
     ])
     // The holder, if it comes back, reads its ending without Hermes being asked again.
     await gateway.clearReceived()
-    expect(JSON.parse((await postSameOrigin(port, "/api/buddy/sign-in/poll", JSON.stringify({ handle }))).body))
+    expect(JSON.parse((await postSameOrigin(at, "/api/buddy/sign-in/poll", JSON.stringify({ handle }))).body))
       .toStrictEqual({ kind: "sign-in", state: "signed-in" })
     expect(await httpLines(gateway, id)).toStrictEqual([])
   })

@@ -3,13 +3,14 @@
 //
 // Three origins, each its own loopback server:
 // - the Launchpad, http://127.0.0.1:A: serves /launchpad.html and forwards /api/buddy* to
-//   buddy serve (method, path, headers, body; the answer back), logging what it forwarded;
+//   buddy serve's socket (method, path, headers, Host included, body; the answer back), logging
+//   what it forwarded;
 // - another site, http://localhost:B (cross-site: another host);
 // - Buddy's own origin, http://127.0.0.1:C, as configured (same-site, never admitted).
 // The Launchpad page's fetch POSTs succeed; the others' form posts and fetches (no-cors, and
 // cors with a JSON body) are refused before Hermes is asked: the fake gateway receives nothing.
 // A page whose name rebinds to 127.0.0.1 (Chromium's resolver maps rebind.test there) reaches
-// buddy serve under its own name and is refused, GET included (D22).
+// buddy serve through that proxy under its own name and is refused, GET included (D22).
 // Last, buddy/client in a page of the README's node:http example (D20): bundled by esbuild for the
 // browser, it starts, polls and cancels with only what Chromium itself sends.
 import { build } from "esbuild"
@@ -122,7 +123,7 @@ const siteServer = (title: string) =>
   })
 
 /** The Launchpad: its page, and /api/buddy* forwarded to buddy serve with every request logged. */
-const launchpadServer = (servePort: () => number, log: Array<Forwarded>, all: Array<Forwarded>) =>
+const launchpadServer = (serveSocket: () => string, log: Array<Forwarded>, all: Array<Forwarded>) =>
   http.createServer((request, response) => {
     const url = request.url ?? "/"
     if (url === "/launchpad.html") {
@@ -137,8 +138,7 @@ const launchpadServer = (servePort: () => number, log: Array<Forwarded>, all: Ar
     }
     void readAll(request).then((body) => {
       const upstream = http.request({
-        host: "127.0.0.1",
-        port: servePort(),
+        socketPath: serveSocket(),
         method: request.method,
         path: url,
         headers: request.headers,
@@ -175,15 +175,15 @@ const launchpadServer = (servePort: () => number, log: Array<Forwarded>, all: Ar
 
 interface Serve {
   readonly child: ChildProcess
-  readonly port: number
+  readonly socket: string
   readonly journal: Array<string>
 }
 
-/** `buddy serve --config FILE --port 0` as a child; its port from the stderr line, its journal from stdout. */
-const startServe = (configFile: string): Promise<Serve> => {
+/** `buddy serve --config FILE --socket PATH` as a child, once it listens; its journal from stdout. */
+const startServe = (configFile: string, socket: string): Promise<Serve> => {
   const child = spawn(
     process.execPath,
-    [serveEntry, "serve", "--config", configFile, "--port", "0"],
+    [serveEntry, "serve", "--config", configFile, "--socket", socket],
     {
       cwd: root,
       stdio: ["ignore", "pipe", "pipe"]
@@ -202,15 +202,14 @@ const startServe = (configFile: string): Promise<Serve> => {
     let stderr = ""
     const timer = setTimeout(() => {
       child.kill("SIGKILL")
-      reject(new Error(`buddy serve did not announce its port: ${stderr}`))
+      reject(new Error(`buddy serve did not announce its socket: ${stderr}`))
     }, 20_000)
     child.stderr?.setEncoding("utf8")
     child.stderr?.on("data", (chunk: string) => {
       stderr += chunk
-      const match = /buddy serve: listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(stderr)
-      if (match?.[1] !== undefined) {
+      if (stderr.includes(`buddy serve: listening on unix:${socket}`)) {
         clearTimeout(timer)
-        resolve({ child, port: Number(match[1]), journal })
+        resolve({ child, socket, journal })
       }
     })
     child.once("exit", (code) => {
@@ -296,8 +295,8 @@ describe.skipIf(!hasChromium)("the same-origin rule in Chromium (C6)", () => {
     temp = mkdtempSync(path.join(os.tmpdir(), "buddy-browser-"))
     fake = await startFakeGateway()
 
-    let servePort = 0
-    const launchpad = launchpadServer(() => servePort, forwarded, everything)
+    let serveSocket = ""
+    const launchpad = launchpadServer(() => serveSocket, forwarded, everything)
     const other = siteServer("Another site")
     const buddy = siteServer("Buddy")
     servers.push(launchpad, other, buddy)
@@ -316,8 +315,8 @@ describe.skipIf(!hasChromium)("the same-origin rule in Chromium (C6)", () => {
         locale: "en"
       })
     )
-    serve = await startServe(configFile)
-    servePort = serve.port
+    serve = await startServe(configFile, path.join(temp, "runtime", "serve.sock"))
+    serveSocket = serve.socket
     browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs, timeout: 20_000 })
   }, 45_000)
 
@@ -478,31 +477,36 @@ describe.skipIf(!hasChromium)("the same-origin rule in Chromium (C6)", () => {
     ])
   }, 20_000)
 
-  it("a page whose name rebinds to 127.0.0.1 reads and changes nothing: 403 host-mismatch, GET and POST", async () => {
-    const port = serve?.port ?? 0
-    gateway().clearReceived()
-    const journalBefore = journal().length
-    const rebound = await newPage()
-    const shown = await rebound.goto(`http://rebind.test:${port}/api/buddy`)
-    expect([shown?.status(), await shown?.text()]).toStrictEqual([403, JSON.stringify(hostDenied)])
-    // The page's own origin is now http://rebind.test:PORT: its fetches are same-origin to buddy serve.
-    const read = await rebound.evaluate(async () => {
-      const answer = await fetch("/api/buddy")
-      return { status: answer.status, text: await answer.text() }
-    })
-    expect(read).toStrictEqual({ status: 403, text: JSON.stringify(hostDenied) })
-    const start = await fetchFrom(rebound, {
-      url: "/api/buddy/sign-in/start",
-      mode: "same-origin",
-      json: true,
-      body: "{}"
-    })
-    expect(start).toStrictEqual({ sent: "answered", type: "basic", status: 403, text: JSON.stringify(hostDenied) })
-    await rebound.close()
-    expect(gateway().received).toEqual([])
-    await settle(200)
-    expect(journal().slice(journalBefore)).toEqual([])
-  }, 20_000)
+  it(
+    "a page whose name rebinds to 127.0.0.1 reads and changes nothing through the proxy: 403 host-mismatch, GET and POST",
+    async () => {
+      // The Launchpad's proxy passes Host on, as Caddy does: buddy serve sees the rebound name.
+      const port = new URL(launchpadOrigin).port
+      gateway().clearReceived()
+      const journalBefore = journal().length
+      const rebound = await newPage()
+      const shown = await rebound.goto(`http://rebind.test:${port}/api/buddy`)
+      expect([shown?.status(), await shown?.text()]).toStrictEqual([403, JSON.stringify(hostDenied)])
+      // The page's own origin is now http://rebind.test:PORT: its fetches are same-origin to buddy serve.
+      const read = await rebound.evaluate(async () => {
+        const answer = await fetch("/api/buddy")
+        return { status: answer.status, text: await answer.text() }
+      })
+      expect(read).toStrictEqual({ status: 403, text: JSON.stringify(hostDenied) })
+      const start = await fetchFrom(rebound, {
+        url: "/api/buddy/sign-in/start",
+        mode: "same-origin",
+        json: true,
+        body: "{}"
+      })
+      expect(start).toStrictEqual({ sent: "answered", type: "basic", status: 403, text: JSON.stringify(hostDenied) })
+      await rebound.close()
+      expect(gateway().received).toEqual([])
+      await settle(200)
+      expect(journal().slice(journalBefore)).toEqual([])
+    },
+    20_000
+  )
 })
 
 /** A free port on 127.0.0.1, so the Launchpad's origin is known before its server is made. */

@@ -44,7 +44,7 @@ afterAll(async () => {
 const aliases = ["login", "logout", "version", "completion"]
 const top = ["status", "sign-in", "sign-out", "serve", "help", ...aliases]
 const common = ["--json", "--home", "--help"]
-const serve = ["--config", "--socket", "--port", "--home", "--help"]
+const serve = ["--config", "--socket", "--home", "--help"]
 
 /** The words before the cursor, the word at it, and what every shell completes there. */
 const levels: Array<[ReadonlyArray<string>, string, ReadonlyArray<string>]> = [
@@ -64,8 +64,7 @@ const levels: Array<[ReadonlyArray<string>, string, ReadonlyArray<string>]> = [
   [["buddy"], "lo", ["login", "logout"]],
   [["buddy", "login"], "--", common],
   [["buddy", "help", "sign-in"], "", ["start"]],
-  [["buddy", "--completions"], "", ["bash", "zsh", "fish"]],
-  [["buddy", "serve", "--port"], "", []]
+  [["buddy", "--completions"], "", ["bash", "zsh", "fish"]]
 ]
 
 /** bash: the function `complete -p buddy` names, called as readline would. */

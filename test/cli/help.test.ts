@@ -19,7 +19,7 @@ COMMANDS
   status    Read Buddy's state: works, waits, or unknown and why.
   sign-in   Sign Buddy in to ChatGPT with a code you enter in the browser.
   sign-out  Sign Buddy out of ChatGPT.
-  serve     Serve the Launchpad's HTTP app to this account (journal on stdout).
+  serve     Serve the Launchpad's HTTP app on a Unix socket (journal on stdout).
   help      Show help for buddy or one of its commands.
 
 FLAGS
@@ -74,18 +74,18 @@ USAGE
 
 ${commonFlags}`
 
-const SERVE = `Serve the Launchpad's HTTP app to this account (journal on stdout).
+const SERVE = `Serve the Launchpad's HTTP app on a Unix socket (journal on stdout).
 
 USAGE
-  buddy serve [--config FILE] [--socket PATH] [--port N] [--home DIR]
+  buddy serve [--config FILE] [--socket PATH] [--home DIR]
 
 FLAGS
-  --config FILE  A JSON file with launchpadOrigin, environment and locale, and
-                 optionally hermesHome, buddyOrigin and allowedAccounts.
-  --socket PATH  The owner-only socket to listen on (default:
-                 $XDG_RUNTIME_DIR/buddy/serve.sock).
-  --port N       Listen on 127.0.0.1:N instead, for this account and
-                 allowedAccounts (0: any free port).
+  --config FILE  A JSON file with launchpadOrigin, environment, locale and
+                 buddyOrigin (without it Buddy is absent: every route answers
+                 404), and optionally hermesHome and socketGroup (a proxy's
+                 group the socket is shared with).
+  --socket PATH  The socket to listen on (default: $RUNTIME_DIRECTORY/serve.sock
+                 under systemd, else $XDG_RUNTIME_DIR/buddy/serve.sock).
   --home DIR     The Hermes home to use; overrides the config's hermesHome
                  (default: that, else $HERMES_HOME, else ~/.hermes).
   -h, --help     Show help for this command.
@@ -110,7 +110,7 @@ const cases: Array<[string, string, ReadonlyArray<ReadonlyArray<string>>]> = [
   ]]],
   ["buddy status", STATUS, [["status", "--help"], ["help", "status"], ["status", "--json", "-h"]]],
   ["buddy sign-out", SIGN_OUT, [["sign-out", "--help"], ["help", "sign-out"]]],
-  ["buddy serve", SERVE, [["serve", "--help"], ["help", "serve"], ["serve", "--port", "80000", "--help"]]],
+  ["buddy serve", SERVE, [["serve", "--help"], ["help", "serve"], ["serve", "--socket", "/nowhere", "--help"]]],
   ["buddy help", HELP, [["help", "--help"], ["help", "help"]]]
 ]
 

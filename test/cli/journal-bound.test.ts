@@ -66,12 +66,11 @@ const drain = (fd: number) => {
   }
 }
 
-const signOut = (agent: Agent, port: number) =>
+const signOut = (agent: Agent, socketPath: string) =>
   new Promise<number>((resolve, reject) => {
     const req = request(
       {
-        host: "127.0.0.1",
-        port,
+        socketPath,
         method: "POST",
         path: "/api/buddy/sign-out",
         agent,
@@ -89,13 +88,13 @@ describe("buddy serve's journal, while stdout is not read", () => {
   it("keeps at most its bound, answers every request, and says on stderr how many lines it dropped", async () => {
     const dir = await tempDir("buddy-journal-bound-", 0o700)
     const { fd, filled } = fullPipe(dir)
-    const serve = spawnBuddy(["serve", "--config", await configWithoutGateway(dir), "--port", "0"], { stdout: fd })
-    const listening = (await serve.stderrWith("listening on")).find((line) => line.includes("listening on")) ?? ""
-    const port = Number(listening.slice(listening.lastIndexOf(":") + 1))
+    const at = path.join(dir, "runtime", "serve.sock")
+    const serve = spawnBuddy(["serve", "--config", await configWithoutGateway(dir), "--socket", at], { stdout: fd })
+    await serve.stderrWith("listening on")
     // 1 000 lines of 99 bytes: the 64 KiB bound holds some 660 of them.
     const total = 1_000
     const agent = new Agent({ keepAlive: true, maxSockets: 8 })
-    const statuses = await Promise.all(Array.from({ length: total }, () => signOut(agent, port)))
+    const statuses = await Promise.all(Array.from({ length: total }, () => signOut(agent, at)))
     agent.destroy()
     expect(new Set(statuses)).toStrictEqual(new Set([503]))
     expect(serve.stderrNow().filter((line) => line.includes("dropped"))).toStrictEqual([])

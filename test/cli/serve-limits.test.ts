@@ -17,10 +17,9 @@ const launchpad = "https://launchpad.example"
 
 const setUp = () => serveConfig("buddy-serve-limits-", launchpad)
 
-const portFrom = (stderr: ReadonlyArray<string>) => {
-  const line = stderr.find((entry) => entry.startsWith("buddy serve: listening on http://127.0.0.1:")) ?? ""
-  return Number(line.slice(line.lastIndexOf(":") + 1))
-}
+/** A socket's place in a fresh runtime directory of the test's. */
+const socketPlace = async () =>
+  path.join(await fs.mkdtemp(path.join(os.tmpdir(), "buddy-limits-")), "buddy", "serve.sock")
 
 const httpOf = (fake: FakeGatewayHandle) =>
   fake.received.flatMap((entry) => (entry.channel === "http" ? [`${entry.method} ${entry.path}`] : []))
@@ -28,8 +27,10 @@ const httpOf = (fake: FakeGatewayHandle) =>
 /** The real `buddy serve` with its default limits. */
 const realServe = async () => {
   const { config, fake } = await setUp()
-  const serve = spawnBuddy(["serve", "--config", config, "--port", "0"])
-  return { fake, port: portFrom(await serve.stderrWith("listening on")) }
+  const at = await socketPlace()
+  const serve = spawnBuddy(["serve", "--config", config, "--socket", at])
+  await serve.stderrWith("listening on")
+  return { fake, at }
 }
 
 /** Shortened limits: headers 1 s, a whole request 2 s, keep-alive 0.5 s, checked every 100 ms. */
@@ -45,11 +46,11 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Duration, Effect } from "effect"
 import { readFileSync } from "node:fs"
-import { serveOn } from "./src/cli/serving.js"
+import { serveOn } from "./src/serve/serving.js"
 import { BuddyConfig } from "./src/services/BuddyConfig.js"
 const file = JSON.parse(readFileSync(process.argv[2], "utf8"))
 const config = BuddyConfig.forGateway({ ...file, deadlines: { api: Duration.seconds(3) } })
-serveOn(config, { _tag: "Tcp", port: 0, allowedAccounts: [] }, {
+serveOn(config, { _tag: "Socket", path: process.argv[3] }, { limits: {
   headersTimeout: Duration.millis(${short.headers}),
   requestTimeout: Duration.millis(${short.request}),
   keepAliveTimeout: Duration.millis(${short.keepAlive}),
@@ -57,7 +58,7 @@ serveOn(config, { _tag: "Tcp", port: 0, allowedAccounts: [] }, {
   maxHeaderSize: 16 * 1024,
   lingerTime: Duration.millis(${short.linger}),
   lingerBytes: ${short.lingerBytes}
-}).pipe(Effect.provide(NodeContext.layer), NodeRuntime.runMain)
+} }).pipe(Effect.provide(NodeContext.layer), NodeRuntime.runMain)
 `
 let shortBundle = ""
 beforeAll(async () => {
@@ -78,8 +79,10 @@ beforeAll(async () => {
 
 const shortServe = async () => {
   const { config, fake } = await setUp()
-  const serve = spawnBuddy([shortBundle, config], { command: [process.execPath] })
-  return { fake, port: portFrom(await serve.stderrWith("listening on")) }
+  const at = await socketPlace()
+  const serve = spawnBuddy([shortBundle, config, at], { command: [process.execPath] })
+  await serve.stderrWith("listening on")
+  return { fake, at }
 }
 
 interface Conversation {
@@ -96,12 +99,12 @@ interface Conversation {
  * A client that keeps its own side open when the server ends its side (`halfOpen`) goes on
  * sending after the server's FIN, as curl does while it uploads; Node's default client ends too.
  */
-const converse = (port: number, halfOpen = false): Promise<Conversation> =>
+const converse = (at: string, halfOpen = false): Promise<Conversation> =>
   new Promise((resolve, reject) => {
     const started = performance.now()
     let text = ""
     const waiting = new Set<() => void>()
-    const socket = net.connect({ port, host: "127.0.0.1", allowHalfOpen: halfOpen })
+    const socket = net.connect({ path: at, allowHalfOpen: halfOpen })
     socket.setEncoding("latin1")
     socket.on("data", (chunk: string) => {
       text += chunk
@@ -178,8 +181,8 @@ const sameOrigin = `Origin: ${launchpad}\r\nSec-Fetch-Site: same-origin\r\nConte
 
 describe("buddy serve, on the real executable with its default limits", () => {
   it("answers a malformed Content-Length 400 invalid-request in JSON with the security headers, and closes", async () => {
-    const { port } = await realServe()
-    const conversation = await converse(port)
+    const { at } = await realServe()
+    const conversation = await converse(at)
     conversation.socket.write(
       `POST /api/buddy/sign-in/start HTTP/1.1\r\nHost: launchpad.example\r\n${sameOrigin}Content-Length: abc\r\n\r\n`
     )
@@ -189,15 +192,15 @@ describe("buddy serve, on the real executable with its default limits", () => {
   })
 
   it("answers headers over 16 KiB 431 headers-too-large, and serves headers of 15 KiB", async () => {
-    const { port } = await realServe()
-    const large = await converse(port)
+    const { at } = await realServe()
+    const large = await converse(at)
     large.socket.write(
       `GET /api/buddy HTTP/1.1\r\nHost: launchpad.example\r\nX-Padding: ${"a".repeat(17 * 1024)}\r\n\r\n`
     )
     expect(parse((await large.closed).text)).toStrictEqual(
       refusal("HTTP/1.1 431 Request Header Fields Too Large", "headers-too-large")
     )
-    const fits = await converse(port)
+    const fits = await converse(at)
     fits.socket.write(
       `GET /api/buddy HTTP/1.1\r\nHost: launchpad.example\r\nConnection: close\r\nX-Padding: ${
         "a".repeat(15 * 1024)
@@ -209,8 +212,8 @@ describe("buddy serve, on the real executable with its default limits", () => {
   })
 
   it("answers an expectation other than 100-continue 417 expectation-failed in JSON", async () => {
-    const { port } = await realServe()
-    const conversation = await converse(port)
+    const { at } = await realServe()
+    const conversation = await converse(at)
     conversation.socket.write("GET /api/buddy HTTP/1.1\r\nHost: launchpad.example\r\nExpect: something-else\r\n\r\n")
     const answer = parse((await conversation.closed).text)
     expect(answer.statusLine).toBe("HTTP/1.1 417 Expectation Failed")
@@ -220,8 +223,8 @@ describe("buddy serve, on the real executable with its default limits", () => {
 
   // Node, unheard, closed a CONNECT without a word (D36).
   it("answers a CONNECT 400 invalid-request in JSON with the security headers, closes, and asks Hermes nothing", async () => {
-    const { fake, port } = await realServe()
-    const conversation = await converse(port)
+    const { at, fake } = await realServe()
+    const conversation = await converse(at)
     conversation.socket.write("CONNECT launchpad.example:443 HTTP/1.1\r\nHost: launchpad.example:443\r\n\r\n")
     expect(parse((await conversation.closed).text)).toStrictEqual(
       refusal("HTTP/1.1 400 Bad Request", "invalid-request")
@@ -231,8 +234,8 @@ describe("buddy serve, on the real executable with its default limits", () => {
 
   // Node's own answer was an empty 400 with neither JSON nor the security headers (D36).
   it("answers an HTTP/1.1 request without Host 400 invalid-request in JSON, and asks Hermes nothing", async () => {
-    const { fake, port } = await realServe()
-    const conversation = await converse(port)
+    const { at, fake } = await realServe()
+    const conversation = await converse(at)
     conversation.socket.write("GET /api/buddy HTTP/1.1\r\n\r\n")
     const answer = parse((await conversation.closed).text)
     expect(answer.statusLine).toBe("HTTP/1.1 400 Bad Request")
@@ -242,8 +245,8 @@ describe("buddy serve, on the real executable with its default limits", () => {
   })
 
   it("with Expect: 100-continue and a body declared over 16 KiB, answers 413 body-too-large without a 100 Continue", async () => {
-    const { fake, port } = await realServe()
-    const conversation = await converse(port)
+    const { at, fake } = await realServe()
+    const conversation = await converse(at)
     conversation.socket.write(
       `POST /api/buddy/sign-in/start HTTP/1.1\r\nHost: launchpad.example\r\n${sameOrigin}Expect: 100-continue\r\nContent-Length: ${
         16 * 1024 + 1
@@ -259,8 +262,8 @@ describe("buddy serve, on the real executable with its default limits", () => {
   })
 
   it("with Expect: 100-continue and a small body, sends 100 Continue and then serves the start", async () => {
-    const { fake, port } = await realServe()
-    const conversation = await converse(port)
+    const { at, fake } = await realServe()
+    const conversation = await converse(at)
     conversation.socket.write(
       `POST /api/buddy/sign-in/start HTTP/1.1\r\nHost: launchpad.example\r\n${sameOrigin}Expect: 100-continue\r\nConnection: close\r\nContent-Length: 2\r\n\r\n`
     )
@@ -274,8 +277,8 @@ describe("buddy serve, on the real executable with its default limits", () => {
   })
 
   it("invites a body of exactly 16 KiB with 100 Continue", async () => {
-    const { port } = await realServe()
-    const conversation = await converse(port)
+    const { at } = await realServe()
+    const conversation = await converse(at)
     conversation.socket.write(
       `POST /api/buddy/sign-in/start HTTP/1.1\r\nHost: launchpad.example\r\n${sameOrigin}Expect: 100-continue\r\nContent-Length: ${
         16 * 1024
@@ -289,10 +292,10 @@ describe("buddy serve, on the real executable with its default limits", () => {
   // server closed with the body's bytes unread, its kernel answered them with a reset, and the
   // reset made the client's kernel drop the 413 it had not read yet (D33).
   it("answers a body of 10 MiB sent whole and at once 413 body-too-large, every time of ten, and then closes", async () => {
-    const { fake, port } = await realServe()
+    const { at, fake } = await realServe()
     const body = Buffer.alloc(10 * 1024 * 1024, "a")
     const ends = await Promise.all(Array.from({ length: 10 }, async () => {
-      const conversation = await converse(port)
+      const conversation = await converse(at)
       // As curl does with a body in one piece: everything is sent before anything is read.
       conversation.socket.pause()
       await new Promise((sent) =>
@@ -315,8 +318,8 @@ describe("buddy serve, on the real executable with its default limits", () => {
   })
 
   it("answers headers trickled one line every 2 s 408 request-timeout at its 10 s headers deadline", async () => {
-    const { port } = await realServe()
-    const conversation = await converse(port)
+    const { at } = await realServe()
+    const conversation = await converse(at)
     const lines = [
       "GET /api/buddy HTTP/1.1\r\n",
       "Host: launchpad.example\r\n",
@@ -333,8 +336,8 @@ describe("buddy serve, on the real executable with its default limits", () => {
 
 describe("buddy serve, with its limits shortened", () => {
   it("answers headers trickled past the headers deadline 408 request-timeout, and closes", async () => {
-    const { port } = await shortServe()
-    const conversation = await converse(port)
+    const { at } = await shortServe()
+    const conversation = await converse(at)
     const lines = [
       "GET /api/buddy HTTP/1.1\r\n",
       "Host: launchpad.example\r\n",
@@ -348,16 +351,16 @@ describe("buddy serve, with its limits shortened", () => {
   })
 
   it("answers a connection that sends nothing 408 request-timeout at the headers deadline", async () => {
-    const { port } = await shortServe()
-    const conversation = await converse(port)
+    const { at } = await shortServe()
+    const conversation = await converse(at)
     const { afterMs, text } = await conversation.closed
     expect(parse(text)).toStrictEqual(refusal("HTTP/1.1 408 Request Timeout", "request-timeout"))
     expect(afterMs).toBeLessThan(short.headers + 1_000)
   })
 
   it("answers a body trickled past the request deadline 408 request-timeout, and asks Hermes nothing", async () => {
-    const { fake, port } = await shortServe()
-    const conversation = await converse(port)
+    const { at, fake } = await shortServe()
+    const conversation = await converse(at)
     conversation.socket.write(
       `POST /api/buddy/sign-in/start HTTP/1.1\r\nHost: launchpad.example\r\n${sameOrigin}Content-Length: 100\r\n\r\n{`
     )
@@ -370,9 +373,9 @@ describe("buddy serve, with its limits shortened", () => {
   })
 
   it("never cuts an answer that takes longer than the request deadline: the request had arrived", async () => {
-    const { fake, port } = await shortServe()
+    const { at, fake } = await shortServe()
     fake.fault("providers", { kind: "timeout" })
-    const conversation = await converse(port)
+    const conversation = await converse(at)
     conversation.socket.write("GET /api/buddy HTTP/1.1\r\nHost: launchpad.example\r\nConnection: close\r\n\r\n")
     const { afterMs, text } = await conversation.closed
     // The 3 s API deadline, past the 2 s request deadline.
@@ -383,8 +386,8 @@ describe("buddy serve, with its limits shortened", () => {
   })
 
   it("after a 413, reads what else comes for at most the linger time, then closes", async () => {
-    const { port } = await shortServe()
-    const conversation = await converse(port, true)
+    const { at } = await shortServe()
+    const conversation = await converse(at, true)
     conversation.socket.write(
       `POST /api/buddy/sign-in/start HTTP/1.1\r\nHost: launchpad.example\r\n${sameOrigin}Content-Length: ${
         10 * 1024 * 1024
@@ -402,8 +405,8 @@ describe("buddy serve, with its limits shortened", () => {
   })
 
   it("after a 413, reads at most the linger bytes of what else comes, then closes", async () => {
-    const { port } = await shortServe()
-    const conversation = await converse(port, true)
+    const { at } = await shortServe()
+    const conversation = await converse(at, true)
     const offered = 64 * 1024 * 1024
     conversation.socket.write(
       `POST /api/buddy/sign-in/start HTTP/1.1\r\nHost: launchpad.example\r\n${sameOrigin}Content-Length: ${offered}\r\n\r\n`
@@ -430,8 +433,8 @@ describe("buddy serve, with its limits shortened", () => {
   })
 
   it("closes a keep-alive connection left idle past the keep-alive deadline", async () => {
-    const { port } = await shortServe()
-    const conversation = await converse(port)
+    const { at } = await shortServe()
+    const conversation = await converse(at)
     conversation.socket.write("GET /api/buddy HTTP/1.1\r\nHost: launchpad.example\r\n\r\n")
     await conversation.until("\"locale\":\"en\"}")
     const answered = performance.now()

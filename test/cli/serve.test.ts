@@ -3,10 +3,12 @@
 // that cancels nothing on Hermes (C4.9), at once even with a request in flight (D15). A closed
 // stdout stops neither a request nor the server (C6). A config it cannot use is said in words,
 // exit 2. Its deadlines and limits on the wire: serve-limits.test.ts. Its own errors in words (D18):
-// a port in use (exit 1), a port out of range and a flag it does not have (usage, exit 2), and the
-// config field that is wrong, named from the decode's path without the file's values.
+// a flag it does not have or no longer has (usage, exit 2), a config file that is no regular file or
+// too large, and the config field that is wrong, named from the decode's path without the file's
+// values. Where its socket goes by default: under systemd's RUNTIME_DIRECTORY, else XDG_RUNTIME_DIR.
+import { execFileSync } from "node:child_process"
 import * as fs from "node:fs/promises"
-import { createServer, request } from "node:http"
+import { request } from "node:http"
 import * as path from "node:path"
 import { describe, expect, it } from "vitest"
 import type { FakeGatewayHandle } from "../../fixtures/fake-gateway.js"
@@ -17,12 +19,12 @@ const launchpad = "https://launchpad.example"
 
 const setUp = () => serveConfig("buddy-serve-", launchpad)
 
-const call = (port: number, method: string, pathname: string, body?: string) =>
+/** A request over the socket, as curl --unix-socket and nginx send it (`Host: localhost`). */
+const call = (socketPath: string, method: string, pathname: string, body?: string) =>
   new Promise<{ status: number; body: string }>((resolve, reject) => {
     const req = request(
       {
-        host: "127.0.0.1",
-        port,
+        socketPath,
         method,
         path: pathname,
         agent: false,
@@ -40,21 +42,12 @@ const call = (port: number, method: string, pathname: string, body?: string) =>
     req.end(body)
   })
 
-/** The same over the owner-only socket, as curl --unix-socket and nginx send it (`Host: localhost`). */
-const callSocket = (socketPath: string, method: string, pathname: string) =>
-  new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const req = request({ socketPath, method, path: pathname, agent: false }, (res) => {
-      let text = ""
-      res.setEncoding("utf8").on("data", (chunk: string) => (text += chunk))
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }))
-    })
-    req.on("error", reject)
-    req.end()
-  })
-
-const portFrom = (stderr: ReadonlyArray<string>) => {
-  const line = stderr.find((entry) => entry.startsWith("buddy serve: listening on http://127.0.0.1:")) ?? ""
-  return Number(line.slice(line.lastIndexOf(":") + 1))
+/** `buddy serve` on a socket in a fresh runtime directory, and the socket once it listens. */
+const serveAt = async (config: string) => {
+  const socket = path.join(await tempDir("buddy-serve-runtime-", 0o700), "buddy", "serve.sock")
+  const serve = spawnBuddy(["serve", "--config", config, "--socket", socket])
+  await serve.stderrWith("listening on")
+  return { serve, socket }
 }
 
 /** Resolves once `ready()` holds, checked every 20 ms, or rejects after 5 s. */
@@ -76,14 +69,12 @@ describe("buddy serve", () => {
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     it(`serves the routes, journals on stdout, and stops on ${signal} without cancelling the held sign-in`, async () => {
       const { config, fake } = await setUp()
-      const serve = spawnBuddy(["serve", "--config", config, "--port", "0"])
-      const port = portFrom(await serve.stderrWith("listening on"))
-      expect(port).toBeGreaterThan(0)
-      expect(await call(port, "GET", "/api/buddy")).toStrictEqual({
+      const { serve, socket } = await serveAt(config)
+      expect(await call(socket, "GET", "/api/buddy")).toStrictEqual({
         status: 200,
         body: "{\"kind\":\"buddy\",\"state\":\"waits\",\"signIn\":{\"state\":\"none\"},\"locale\":\"en\"}"
       })
-      const started = await call(port, "POST", "/api/buddy/sign-in/start", "{}")
+      const started = await call(socket, "POST", "/api/buddy/sign-in/start", "{}")
       expect(started.status).toBe(200)
       expect(JSON.parse(started.body)).toMatchObject({ kind: "sign-in", state: "pending", code: "ABCD-EFGHK" })
       expect(await serve.stdoutLines(1)).toStrictEqual([
@@ -105,13 +96,12 @@ describe("buddy serve", () => {
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     it(`stops within a second of ${signal} while a request waits on Hermes, cancelling nothing`, async () => {
       const { config, fake } = await setUp()
-      const serve = spawnBuddy(["serve", "--config", config, "--port", "0"])
-      const port = portFrom(await serve.stderrWith("listening on"))
-      expect((await call(port, "POST", "/api/buddy/sign-in/start", "{}")).status).toBe(200)
+      const { serve, socket } = await serveAt(config)
+      expect((await call(socket, "POST", "/api/buddy/sign-in/start", "{}")).status).toBe(200)
       // The status read's providers call is never answered: its own deadline is 5 s.
       fake.fault("providers", { kind: "timeout" })
       const before = httpOf(fake).length
-      const inFlight = call(port, "GET", "/api/buddy").then(() => "answered", () => "cut off")
+      const inFlight = call(socket, "GET", "/api/buddy").then(() => "answered", () => "cut off")
       await until(() => httpOf(fake).slice(before).includes("GET /api/providers/oauth"))
       const killed = performance.now()
       serve.child.kill(signal)
@@ -132,24 +122,23 @@ describe("buddy serve", () => {
 
   it("keeps answering and keeps running after its stdout is closed (`buddy serve | head -1`)", async () => {
     const { config } = await setUp()
-    const serve = spawnBuddy(["serve", "--config", config, "--port", "0"])
-    const port = portFrom(await serve.stderrWith("listening on"))
-    const started = await call(port, "POST", "/api/buddy/sign-in/start", "{}")
+    const { serve, socket } = await serveAt(config)
+    const started = await call(socket, "POST", "/api/buddy/sign-in/start", "{}")
     expect(started.status).toBe(200)
     expect(await serve.stdoutLines(1)).toHaveLength(1)
     // The reader goes away after its one line, as `head -1` does: every later line meets EPIPE.
     serve.child.stdout!.destroy()
     const { handle } = JSON.parse(started.body) as { handle: string }
-    const polled = await call(port, "POST", "/api/buddy/sign-in/poll", JSON.stringify({ handle }))
+    const polled = await call(socket, "POST", "/api/buddy/sign-in/poll", JSON.stringify({ handle }))
     expect(polled.status).toBe(200)
     expect(JSON.parse(polled.body)).toMatchObject({ kind: "sign-in", state: "pending" })
-    expect(await call(port, "POST", "/api/buddy/sign-in/cancel", JSON.stringify({ handle }))).toStrictEqual({
+    expect(await call(socket, "POST", "/api/buddy/sign-in/cancel", JSON.stringify({ handle }))).toStrictEqual({
       status: 200,
       body: "{\"kind\":\"sign-in\",\"state\":\"cancelled\"}"
     })
     // Node reports the broken pipe as an event after the write: give it time to be heard.
     await new Promise((resolve) => setTimeout(resolve, 300))
-    expect(await call(port, "GET", "/api/buddy")).toStrictEqual({
+    expect(await call(socket, "GET", "/api/buddy")).toStrictEqual({
       status: 200,
       body: "{\"kind\":\"buddy\",\"state\":\"waits\",\"signIn\":{\"state\":\"none\"},\"locale\":\"en\"}"
     })
@@ -158,28 +147,37 @@ describe("buddy serve", () => {
     expect((await serve.finished).code).toBe(143)
   })
 
-  it("listens on the port it is given", async () => {
+  it("listens under systemd's RUNTIME_DIRECTORY by default, else under XDG_RUNTIME_DIR", async () => {
     const { config } = await setUp()
-    const probe = spawnBuddy(["serve", "--config", config, "--port", "0"])
-    const free = portFrom(await probe.stderrWith("listening on"))
-    probe.child.kill("SIGTERM")
-    await probe.finished
-    const serve = spawnBuddy(["serve", "--config", config, "--port", String(free)])
-    expect(portFrom(await serve.stderrWith("listening on"))).toBe(free)
-    expect((await call(free, "GET", "/api/buddy/nope")).body).toBe("{\"error\":\"not-found\"}")
+    const made = await tempDir("buddy-serve-made-", 0o700)
+    const runtime = await tempDir("buddy-serve-xdg-", 0o700)
+    const serve = spawnBuddy(["serve", "--config", config], {
+      env: { RUNTIME_DIRECTORY: `${made}:/elsewhere`, XDG_RUNTIME_DIR: runtime }
+    })
+    expect(await serve.stderrWith("listening on")).toContain(`buddy serve: listening on unix:${made}/serve.sock`)
+    expect((await call(`${made}/serve.sock`, "GET", "/api/buddy/nope")).body).toBe("{\"error\":\"not-found\"}")
     serve.child.kill("SIGTERM")
     await serve.finished
+    const relative = spawnBuddy(["serve", "--config", config], {
+      env: { RUNTIME_DIRECTORY: "relative/dir", XDG_RUNTIME_DIR: runtime }
+    })
+    expect(await relative.stderrWith("listening on")).toContain(
+      `buddy serve: listening on unix:${runtime}/buddy/serve.sock`
+    )
+    relative.child.kill("SIGTERM")
+    await relative.finished
   })
 
-  it("without --config or --port says Buddy is absent here, and answers buddy-absent on its default socket", async () => {
+  it("without --config says Buddy is absent here, and answers buddy-absent on its default socket", async () => {
     const runtime = await tempDir("buddy-serve-runtime-", 0o700)
     const serve = spawnBuddy(["serve"], { env: { XDG_RUNTIME_DIR: runtime } })
     const socket = path.join(runtime, "buddy", "serve.sock")
     expect(await serve.stderrWith("listening on")).toStrictEqual([
-      "buddy serve: no --config given; Buddy is absent here and every route answers buddy-absent.",
+      "buddy serve: the config has no buddyOrigin (or no --config was given), so Buddy is absent here and every " +
+      "route answers 404 buddy-absent.",
       `buddy serve: listening on unix:${socket}`
     ])
-    expect(await callSocket(socket, "GET", "/api/buddy")).toStrictEqual({
+    expect(await call(socket, "GET", "/api/buddy")).toStrictEqual({
       status: 404,
       body: "{\"error\":\"buddy-absent\"}"
     })
@@ -197,7 +195,7 @@ describe("buddy serve", () => {
     const invalid = await buddy(["serve", "--config", extra])
     expect(invalid.code).toBe(2)
     expect(invalid.stderr).toStrictEqual([
-      "buddy serve: the --config file has a field buddy does not know: \"token\"; it takes hermesHome (optional), launchpadOrigin, buddyOrigin (optional), environment, locale and allowedAccounts (optional)."
+      "buddy serve: the --config file has a field buddy does not know: \"token\"; it takes hermesHome (optional), launchpadOrigin, buddyOrigin (needed for Buddy to be present), environment, locale and socketGroup (optional)."
     ])
     expect(invalid.stdout).toStrictEqual([])
     const missing = await buddy(["serve", "--config", path.join(dir, "missing.json")])
@@ -230,7 +228,7 @@ describe("buddy serve", () => {
     expect(await buddy(["serve", "--config", array])).toMatchObject({
       code: 2,
       stderr: [
-        "buddy serve: the --config file holds an array, not a JSON object with hermesHome (optional), launchpadOrigin, buddyOrigin (optional), environment, locale and allowedAccounts (optional)."
+        "buddy serve: the --config file holds an array, not a JSON object with hermesHome (optional), launchpadOrigin, buddyOrigin (needed for Buddy to be present), environment, locale and socketGroup (optional)."
       ]
     })
     const same = path.join(dir, "same.json")
@@ -253,53 +251,71 @@ describe("buddy serve", () => {
   })
 })
 
-const SERVE_USAGE =
-  "Usage: buddy serve [--config FILE] [--socket PATH] [--port N] [--home DIR]; `buddy serve --help` says more."
+const SERVE_USAGE = "Usage: buddy serve [--config FILE] [--socket PATH] [--home DIR]; `buddy serve --help` says more."
 
 describe("buddy serve's own errors", { timeout: 60_000 }, () => {
-  it("says that the port is in use, exit 1, and serves nothing", async () => {
-    const { config } = await setUp()
-    const holder = createServer()
-    await new Promise<void>((resolve) => holder.listen(0, "127.0.0.1", resolve))
-    const address = holder.address()
-    const port = typeof address === "object" && address !== null ? address.port : 0
-    try {
-      const ran = await buddy(["serve", "--config", config, "--port", String(port)])
-      expect({ code: ran.code, stdout: ran.stdout, stderr: ran.stderr }).toStrictEqual({
-        code: 1,
-        stdout: [],
-        stderr: [
-          `buddy serve: port ${port} on 127.0.0.1 is in use by another program; stop it or choose another --port.`
-        ]
-      })
-    } finally {
-      await new Promise((resolve) => holder.close(resolve))
-    }
-  })
-
-  it("refuses a port out of range or not a number as a usage error, exit 2, before anything starts", async () => {
-    const range = "a port is a whole number from 0 to 65535 (0 picks a free one)."
-    const runs: Array<[ReadonlyArray<string>, string]> = [
-      [["--port", "80000"], `--port 80000 is out of range: ${range}`],
-      [["--port=65536"], `--port 65536 is out of range: ${range}`],
-      [["--port", "http"], `--port "http" is not a port number: ${range}`],
-      [["--port=-1"], `--port -1 is out of range: ${range}`],
-      [["--port", "-1"], `--port -1 is out of range: ${range}`],
-      [["--port", "8080.5"], `--port "8080.5" is not a port number: ${range}`]
-    ]
-    for (const [args, complaint] of runs) {
+  it("says that --port is gone and why, as a usage error, exit 2, before anything starts", async () => {
+    for (const args of [["--port", "8080"], ["--port=0"], ["--port"]]) {
       const ran = await buddy(["serve", ...args])
       expect({ args, code: ran.code, stdout: ran.stdout, stderr: ran.stderr }).toStrictEqual({
         args,
         code: 2,
         stdout: [],
-        stderr: [complaint, SERVE_USAGE]
+        stderr: [
+          "buddy serve no longer listens on TCP (another account could take the port first): a proxy reaches its " +
+          "socket; see socketGroup in docs/operator-guide.md",
+          SERVE_USAGE
+        ]
+      })
+    }
+    // Elsewhere it is an unknown flag like any other.
+    expect((await buddy(["status", "--port", "1"])).stderr[0]).toBe("unknown flag \"--port\" for \"buddy status\"")
+  })
+
+  it("says allowedAccounts went with TCP, and names socketGroup instead", async () => {
+    const dir = await tempDir("buddy-serve-accounts-")
+    const file = path.join(dir, "config.json")
+    await fs.writeFile(
+      file,
+      JSON.stringify({ launchpadOrigin: launchpad, environment: "local", locale: "en", allowedAccounts: ["www-data"] })
+    )
+    expect(await buddy(["serve", "--config", file])).toMatchObject({
+      code: 2,
+      stdout: [],
+      stderr: [
+        "buddy serve: the --config file has \"allowedAccounts\", which went with TCP: buddy serve listens only on its " +
+        "socket; name the proxy's group in \"socketGroup\" instead (docs/operator-guide.md)."
+      ]
+    })
+  })
+
+  it("reads a config only if it is a regular file of at most 64 KiB, without blocking on a FIFO", async () => {
+    const dir = await tempDir("buddy-serve-bounds-")
+    const fifo = path.join(dir, "fifo.json")
+    execFileSync("mkfifo", [fifo])
+    const large = path.join(dir, "large.json")
+    await fs.writeFile(
+      large,
+      `{"launchpadOrigin":"${launchpad}",${" ".repeat(64 * 1024)}"environment":"local","locale":"en"}`
+    )
+    for (
+      const [file, said] of [
+        [fifo, `buddy serve: the --config file ${fifo} is not a regular file; give the path of a JSON file.`],
+        [dir, `buddy serve: the --config file ${dir} is not a regular file; give the path of a JSON file.`],
+        [large, `buddy serve: the --config file ${large} holds 65619 bytes; a config file holds at most 65536.`]
+      ] as const
+    ) {
+      const ran = await buddy(["serve", "--config", file])
+      expect({ code: ran.code, stdout: ran.stdout, stderr: ran.stderr }).toStrictEqual({
+        code: 2,
+        stdout: [],
+        stderr: [said]
       })
     }
   })
 
   it("refuses --json, which it does not have, wherever it is typed", async () => {
-    for (const args of [["serve", "--json"], ["--json", "serve"], ["serve", "--port", "0", "--json"]]) {
+    for (const args of [["serve", "--json"], ["--json", "serve"], ["serve", "--socket", "/tmp/s", "--json"]]) {
       const ran = await buddy(args)
       expect({ args, code: ran.code, stdout: ran.stdout, stderr: ran.stderr }).toStrictEqual({
         args,

@@ -15,7 +15,7 @@ const usageOf = {
   status: "Usage: buddy status [--json] [--home DIR]; `buddy status --help` says more.",
   start: "Usage: buddy sign-in start [--json] [--home DIR]; `buddy sign-in start --help` says more.",
   signOut: "Usage: buddy sign-out [--json] [--home DIR]; `buddy sign-out --help` says more.",
-  serve: "Usage: buddy serve [--config FILE] [--socket PATH] [--port N] [--home DIR]; `buddy serve --help` says more.",
+  serve: "Usage: buddy serve [--config FILE] [--socket PATH] [--home DIR]; `buddy serve --help` says more.",
   help: "Usage: buddy help [command]; `buddy help --help` says more."
 }
 

@@ -3,7 +3,7 @@
 // excess members refused (and every issue collected, for its words); that reader is private to the
 // command, so this runs the same three steps on the exported Schema. A file gives a config or "invalid", never a throw; what it accepts has
 // exactly the listed members, the closed environment and locale, origins a browser sends, and
-// allowedAccounts of names and uids.
+// socketGroup, a group's name or gid.
 import { Arbitrary, Either, FastCheck, Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import { ConfigFile } from "../../src/schema/config.js"
@@ -23,23 +23,19 @@ const readConfig = (bytes: Uint8Array) =>
   )
 
 const environments = ["hosted-personal", "hosted-organization-personal", "hosted-organization-team", "local"]
-const members = ["hermesHome", "launchpadOrigin", "buddyOrigin", "environment", "locale", "allowedAccounts"]
+const members = ["hermesHome", "launchpadOrigin", "buddyOrigin", "environment", "locale", "socketGroup"]
 
-/** An account name as useradd takes it: a letter or `_`, then up to 31 of letters, digits, `_.-`, and a `$` may end it. */
-const isAccountName = (text: string) => {
-  const name = text.endsWith("$") ? text.slice(0, -1) : text
+/** A group name as groupadd takes it: a letter or `_`, then up to 31 of letters, digits, `_.-`. */
+const isGroupName = (name: string) => {
   const first = name.slice(0, 1).toLowerCase()
   return name.length >= 1 && name.length <= 32 && (first === "_" || (first >= "a" && first <= "z")) &&
     [...name.slice(1).toLowerCase()].every((c) => "abcdefghijklmnopqrstuvwxyz0123456789_.-".includes(c))
 }
 
-/** `allowedAccounts`: names, or uids from 0 to 2^32 - 2. */
-const isAccounts = (value: unknown) =>
-  Array.isArray(value) &&
-  value.every((entry) =>
-    (typeof entry === "number" && Number.isInteger(entry) && entry >= 0 && entry <= 4_294_967_294) ||
-    (typeof entry === "string" && isAccountName(entry))
-  )
+/** `socketGroup`: a name, or a gid from 0 to 2^32 - 2. */
+const isGroup = (entry: unknown) =>
+  (typeof entry === "number" && Number.isInteger(entry) && entry >= 0 && entry <= 4_294_967_294) ||
+  (typeof entry === "string" && isGroupName(entry))
 
 /**
  * An origin in the form C6 means: `http` or `https`, `://`, a lowercase host name or a bracketed
@@ -71,14 +67,14 @@ const isOriginShape = (text: string) => {
 const acceptable = (value: unknown) => {
   if (!isObject(value)) return false
   if (!Object.keys(value).every((key) => members.includes(key))) return false
-  const { allowedAccounts, buddyOrigin, environment, hermesHome, launchpadOrigin, locale } = value
+  const { buddyOrigin, environment, hermesHome, launchpadOrigin, locale, socketGroup } = value
   return (hermesHome === undefined || typeof hermesHome === "string") &&
     typeof launchpadOrigin === "string" && isOriginForm(launchpadOrigin) &&
     (!Object.hasOwn(value, "buddyOrigin") || (typeof buddyOrigin === "string" && isOriginForm(buddyOrigin))) &&
     typeof environment === "string" && environments.includes(environment) &&
     (locale === "cs" || locale === "en") &&
     (!Object.hasOwn(value, "hermesHome") || typeof hermesHome === "string") &&
-    (!Object.hasOwn(value, "allowedAccounts") || isAccounts(allowedAccounts))
+    (!Object.hasOwn(value, "socketGroup") || isGroup(socketGroup))
 }
 
 const origin = fc.oneof(
@@ -98,11 +94,9 @@ const valid: FastCheck.Arbitrary<Json> = fc.record({
   buddyOrigin: origin,
   environment: fc.constantFrom(...environments),
   locale: fc.constantFrom("cs", "en"),
-  allowedAccounts: fc.array(
-    fc.oneof(
-      fc.integer({ min: 0, max: 4_294_967_294 }),
-      fc.constantFrom("www-data", "caddy", "_proxy", "host$", "Proxy.1")
-    )
+  socketGroup: fc.oneof(
+    fc.integer({ min: 0, max: 4_294_967_294 }),
+    fc.constantFrom("www-data", "caddy", "_proxy", "Proxy.1", "a".repeat(32))
   )
 }, { requiredKeys: ["launchpadOrigin", "environment", "locale"] })
 
@@ -112,9 +106,12 @@ const misses: FieldMisses = {
   environment: fc.constantFrom(...environments).chain(stringNearMiss),
   locale: fc.oneof(stringNearMiss("cs"), stringNearMiss("en"), fc.constantFrom("CS", "cz", "en-US", "EN")),
   hermesHome: valueNearMiss("/home/operator/.hermes"),
-  allowedAccounts: fc.oneof(
-    valueNearMiss(["www-data", 33]),
-    fc.constantFrom<Json>([-1], [4_294_967_295], [1.5], ["-x"], ["9lives"], ["a b"], ["x".repeat(33)], [""], [null])
+  socketGroup: fc.oneof(
+    valueNearMiss("www-data"),
+    valueNearMiss(33),
+    fc.constantFrom<Json>(-1, 4_294_967_295, 1.5, "-x", "9lives", "a b", "x".repeat(33), "", null, "host$", [
+      "www-data"
+    ])
   )
 }
 

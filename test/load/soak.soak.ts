@@ -8,7 +8,7 @@ import * as http from "node:http"
 import * as os from "node:os"
 import { expect, it } from "vitest"
 import { BuddyAnswer } from "../../src/schema/routes.js"
-import { startHost } from "../boundary/support/hosts.js"
+import { type Address, reach, startHost } from "../boundary/support/hosts.js"
 import { spawnGateway } from "../support/gateway-process.js"
 import { heapAfterGc, inspectorUrl } from "../support/inspector.js"
 import { writeQualitySection } from "../support/quality-doc.js"
@@ -37,10 +37,10 @@ const read = async (pid: number): Promise<Reading> => {
   return { rssKiB, fds: fds.length, sockets: links.filter((link) => link.startsWith("socket:")).length }
 }
 
-const get = (port: number, path: string) =>
+const get = (address: Address, path: string) =>
   new Promise<{ status: number; body: string; ms: number }>((resolve) => {
     const started = performance.now()
-    const req = http.request({ host: "127.0.0.1", port, path, agent: false }, (res) => {
+    const req = http.request({ ...reach(address), path, agent: false }, (res) => {
       let body = ""
       res.setEncoding("utf8").on("data", (chunk: string) => (body += chunk))
       res.on("end", () => resolve({ status: res.statusCode ?? 0, body, ms: performance.now() - started }))
@@ -49,11 +49,10 @@ const get = (port: number, path: string) =>
     req.end()
   })
 
-const start = (port: number) =>
+const start = (address: Address) =>
   new Promise<{ status: number; body: string }>((resolve) => {
     const req = http.request({
-      host: "127.0.0.1",
-      port,
+      ...reach(address),
       path: "/api/buddy/sign-in/start",
       method: "POST",
       agent: false,
@@ -86,7 +85,7 @@ it("buddy serve keeps every promise under 2 000 concurrent reads and 100 concurr
   try {
     // Warm: one burst of the same size first, so the baseline is the server's steady state (V8 keeps
     // the heap it grew to for a while; RSS measured against a cold process would say nothing).
-    await Promise.all(Array.from({ length: CONCURRENT }, () => get(host.port, "/api/buddy")))
+    await Promise.all(Array.from({ length: CONCURRENT }, () => get(host.address, "/api/buddy")))
     await settle()
     await settle()
     const before = await read(pid)
@@ -113,7 +112,7 @@ it("buddy serve keeps every promise under 2 000 concurrent reads and 100 concurr
     }, 50)
     await gateway.clearReceived()
     const started = performance.now()
-    const answers = await Promise.all(Array.from({ length: CONCURRENT }, () => get(host.port, "/api/buddy")))
+    const answers = await Promise.all(Array.from({ length: CONCURRENT }, () => get(host.address, "/api/buddy")))
     const wall = performance.now() - started
     clearInterval(sampling)
     await gateway.clearFaults()
@@ -147,7 +146,7 @@ it("buddy serve keeps every promise under 2 000 concurrent reads and 100 concurr
     // the heap used after it and the open fds read each time.
     const trend: Array<{ readonly heapMiB: number; readonly rssMiB: number; readonly fds: number }> = []
     for (let burst = 0; burst <= BURSTS; burst++) {
-      if (burst > 0) await Promise.all(Array.from({ length: CONCURRENT }, () => get(host.port, "/api/buddy")))
+      if (burst > 0) await Promise.all(Array.from({ length: CONCURRENT }, () => get(host.address, "/api/buddy")))
       await settle()
       // The fds first: the inspector's own connection is one more until the server has closed it.
       const now = await read(pid)
@@ -158,7 +157,7 @@ it("buddy serve keeps every promise under 2 000 concurrent reads and 100 concurr
     const [baseline, ...bursts] = trend
 
     // 100 concurrent starts from separate clients: serialized, each replacing the one before; one stays.
-    const starts = await Promise.all(Array.from({ length: STARTS }, () => start(host.port)))
+    const starts = await Promise.all(Array.from({ length: STARTS }, () => start(host.address)))
     const sessions = await gateway.sessions()
     const live = sessions.filter((session) => session.inMap && !session.cancelled && session.status === "pending")
     const startAnswers = new Map<string, number>()

@@ -139,8 +139,10 @@ describe("the config file", () => {
     expect(accepts(ConfigFile, { ...file, extra: 1 })).toBe(false)
     expect(accepts(ConfigFile, { ...file, hermesHome: undefined })).toBe(false)
     expect(accepts(ConfigFile, { ...file, buddyOrigin: undefined })).toBe(false)
-    expect(accepts(ConfigFile, { ...file, allowedAccounts: undefined })).toBe(false)
-    expect(accepts(ConfigFile, { ...file, allowedAccounts: ["www-data", 33] })).toBe(true)
+    expect(accepts(ConfigFile, { ...file, socketGroup: undefined })).toBe(false)
+    expect(accepts(ConfigFile, { ...file, socketGroup: "www-data" })).toBe(true)
+    expect(accepts(ConfigFile, { ...file, socketGroup: 33 })).toBe(true)
+    expect(accepts(ConfigFile, { ...file, allowedAccounts: ["www-data", 33] })).toBe(false)
   })
 })
 

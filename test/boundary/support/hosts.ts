@@ -34,10 +34,16 @@ export interface Reply {
   readonly ms: number
 }
 
+/** Where a host listens: a loopback port (the web handler listens nowhere: 0), or buddy serve's socket. */
+export type Address = { readonly port: number } | { readonly socketPath: string }
+
+/** The request options that reach `address`. */
+export const reach = (address: Address): http.RequestOptions =>
+  "port" in address ? { host: "127.0.0.1", port: address.port } : { socketPath: address.socketPath }
+
 export interface Host {
   readonly kind: HostKind
-  /** Where it listens (the web handler listens nowhere: 0). */
-  readonly port: number
+  readonly address: Address
   /** The serving process, when it is a child of ours. */
   readonly pid: number | undefined
   /** A GET, or a POST from the Launchpad's own page (same origin, JSON) with this body. */
@@ -79,13 +85,12 @@ const postHeaders = (body: string) => ({
 })
 
 /** One request on its own connection (no agent), timed. */
-export const requestOn = (port: number, method: "GET" | "POST", pathname: string, body?: string) =>
+export const requestOn = (address: Address, method: "GET" | "POST", pathname: string, body?: string) =>
   new Promise<Reply>((resolve, reject) => {
     const started = performance.now()
     const req = http.request(
       {
-        host: "127.0.0.1",
-        port,
+        ...reach(address),
         method,
         path: pathname,
         agent: false,
@@ -108,14 +113,14 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Duration, Effect } from "effect"
 import { readFileSync } from "node:fs"
-import { serveOn } from "./src/cli/serving.js"
+import { serveOn } from "./src/serve/serving.js"
 import { BuddyConfig } from "./src/services/BuddyConfig.js"
 const { deadlines, ...file } = JSON.parse(readFileSync(process.argv[2], "utf8"))
 const config = BuddyConfig.forGateway({
   ...file,
   deadlines: { control: Duration.millis(deadlines.control), api: Duration.millis(deadlines.api), start: Duration.millis(deadlines.start) }
 })
-serveOn(config, { _tag: "Tcp", port: 0, allowedAccounts: [] }).pipe(Effect.provide(NodeContext.layer), NodeRuntime.runMain)
+serveOn(config, { _tag: "Socket", path: process.argv[3] }).pipe(Effect.provide(NodeContext.layer), NodeRuntime.runMain)
 `
 let serveBundle: Promise<string> | undefined
 const bundled = () => (serveBundle ??= (async () => {
@@ -134,11 +139,6 @@ const bundled = () => (serveBundle ??= (async () => {
   process.once("exit", () => void fsp.rm(dir, { recursive: true, force: true }))
   return outfile
 })())
-
-export const portFrom = (stderr: ReadonlyArray<string>) => {
-  const line = stderr.find((entry) => entry.startsWith("buddy serve: listening on http://127.0.0.1:")) ?? ""
-  return Number(line.slice(line.lastIndexOf(":") + 1))
-}
 
 const journalOf = (serve: Running) => () => serve.stdoutNow().filter((line) => line.startsWith("{"))
 
@@ -159,18 +159,19 @@ const serveHost = async (home: string, deadlines: DeadlinesMs | undefined, optio
     locale: "en"
   }
   await fsp.writeFile(file, JSON.stringify(deadlines === undefined ? fields : { ...fields, deadlines }))
+  const socketPath = path.join(dir, "runtime", "serve.sock")
   const serve = deadlines === undefined
-    ? spawnBuddy(["serve", "--config", file, "--port", "0"], {
+    ? spawnBuddy(["serve", "--config", file, "--socket", socketPath], {
       stoppedByCaller: true,
       ...(options.inspect === true ? { command: [process.execPath, "--inspect=127.0.0.1:0", BIN] } : {})
     })
-    : spawnBuddy([await bundled(), file], { command: [process.execPath], stoppedByCaller: true })
-  const port = portFrom(await serve.stderrWith("buddy serve: listening on"))
+    : spawnBuddy([await bundled(), file, socketPath], { command: [process.execPath], stoppedByCaller: true })
+  await serve.stderrWith("buddy serve: listening on")
   return {
     kind: "buddy serve",
-    port,
+    address: { socketPath },
     pid: serve.child.pid,
-    request: (method, pathname, body) => requestOn(port, method, pathname, body),
+    request: (method, pathname, body) => requestOn({ socketPath }, method, pathname, body),
     journal: journalOf(serve),
     stderr: serve.stderrNow,
     close: async () => {
@@ -188,9 +189,9 @@ const effectHost = async (config: BuddyConfigShape): Promise<Host> => {
   const port = address._tag === "TcpAddress" ? address.port : 0
   return {
     kind: "mount-effect example",
-    port,
+    address: { port },
     pid: undefined,
-    request: (method, pathname, body) => requestOn(port, method, pathname, body),
+    request: (method, pathname, body) => requestOn({ port }, method, pathname, body),
     journal: () => undefined,
     stderr: () => undefined,
     close: () => Effect.runPromise(Scope.close(scope, Exit.void))
@@ -203,9 +204,9 @@ const nodeHost = async (config: BuddyConfigShape): Promise<Host> => {
   const { port } = server.address() as AddressInfo
   return {
     kind: "mount-node example",
-    port,
+    address: { port },
     pid: undefined,
-    request: (method, pathname, body) => requestOn(port, method, pathname, body),
+    request: (method, pathname, body) => requestOn({ port }, method, pathname, body),
     journal: () => undefined,
     stderr: () => undefined,
     close: async () => {
@@ -220,7 +221,7 @@ const webHost = (config: BuddyConfigShape): Host => {
   const { dispose, handler } = makeBuddyWebHandler(config)
   return {
     kind: "web handler",
-    port: 0,
+    address: { port: 0 },
     pid: undefined,
     request: async (method, pathname, body) => {
       const started = performance.now()

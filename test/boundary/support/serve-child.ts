@@ -1,6 +1,6 @@
 // The real `buddy serve` executable in a child, for boundary tests: its config file (Buddy present,
-// hosted personal, English), the server on TCP with the port it announces, and a same-origin POST
-// as the Launchpad's page sends it. The CLI tests' afterEach (test/cli/support) stops what it starts.
+// hosted personal, English), the server on a socket of its own in a fresh runtime directory, and a
+// same-origin POST as the Launchpad's page sends it. The CLI tests' afterEach (test/cli/support) stops what it starts.
 import * as fs from "node:fs/promises"
 import { request } from "node:http"
 import * as path from "node:path"
@@ -9,7 +9,7 @@ import { tempDir } from "../../cli/support/cleanup.js"
 
 export const LAUNCHPAD = "https://launchpad.example"
 
-/** A `--config` file for Hermes at `home`, with `extra` fields (allowedAccounts) merged in. */
+/** A `--config` file for Hermes at `home`, with `extra` fields (socketGroup) merged in. */
 export const serveConfig = async (home: string, extra: Record<string, unknown> = {}) => {
   const file = path.join(await tempDir("buddy-serve-config-"), "config.json")
   await fs.writeFile(
@@ -26,23 +26,24 @@ export const serveConfig = async (home: string, extra: Record<string, unknown> =
   return file
 }
 
-/** `buddy serve --port 0` for Hermes at `home`, and the port it announced. */
-export const serveTcp = async (
+/** `buddy serve` for Hermes at `home` on a socket in a fresh runtime directory, once it listens; `at` is the socket. */
+export const serveSocket = async (
   home: string,
   options: { readonly env?: Record<string, string>; readonly extra?: Record<string, unknown> } = {}
 ) => {
+  const at = path.join(await tempDir("buddy-serve-runtime-", 0o700), "buddy", "serve.sock")
   const serve = spawnBuddy(
-    ["serve", "--config", await serveConfig(home, options.extra), "--port", "0"],
+    ["serve", "--config", await serveConfig(home, options.extra), "--socket", at],
     options.env === undefined ? {} : { env: options.env }
   )
-  const line = (await serve.stderrWith("listening on")).find((entry) => entry.includes("listening on")) ?? ""
-  return { serve, port: Number(line.slice(line.lastIndexOf(":") + 1)) }
+  await serve.stderrWith("listening on")
+  return { serve, at }
 }
 
-/** `GET /api/buddy` on a new connection: the answer's body. */
-export const getStatus = (port: number) =>
+/** `GET /api/buddy` on a new connection to the socket `at`: the answer's body. */
+export const getStatus = (at: string) =>
   new Promise<string>((resolve, reject) => {
-    const req = request({ host: "127.0.0.1", port, path: "/api/buddy", agent: false }, (res) => {
+    const req = request({ socketPath: at, path: "/api/buddy", agent: false }, (res) => {
       let text = ""
       res.setEncoding("utf8").on("data", (chunk: string) => (text += chunk))
       res.on("end", () => resolve(text))
@@ -51,13 +52,12 @@ export const getStatus = (port: number) =>
     req.end()
   })
 
-/** A POST with the two headers a browser sends from the Launchpad's own page (C6 check 3). */
-export const postSameOrigin = (port: number, pathname: string, body: string) =>
+/** A POST with the two headers a browser sends from the Launchpad's own page (C6 check 3), to the socket `at`. */
+export const postSameOrigin = (at: string, pathname: string, body: string) =>
   new Promise<{ status: number; body: string }>((resolve, reject) => {
     const req = request(
       {
-        host: "127.0.0.1",
-        port,
+        socketPath: at,
         method: "POST",
         path: pathname,
         agent: false,

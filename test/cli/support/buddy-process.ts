@@ -63,6 +63,9 @@ export interface SpawnOptions {
    * another test's afterEach would otherwise kill this child mid-test.
    */
   readonly stoppedByCaller?: boolean
+  /** Another account to run as (the test must run as root). */
+  readonly uid?: number
+  readonly gid?: number
 }
 
 export const spawnBuddy = (args: ReadonlyArray<string>, options: SpawnOptions = {}): Running => {
@@ -70,7 +73,9 @@ export const spawnBuddy = (args: ReadonlyArray<string>, options: SpawnOptions = 
   const child = spawn(file!, [...prefix, ...args], {
     cwd: REPO,
     env: cleanEnv(options.env),
-    stdio: ["ignore", options.stdout ?? "pipe", "pipe"]
+    stdio: ["ignore", options.stdout ?? "pipe", "pipe"],
+    ...(options.uid === undefined ? {} : { uid: options.uid }),
+    ...(options.gid === undefined ? {} : { gid: options.gid })
   })
   if (options.stoppedByCaller !== true) running.add(child)
   else ownedByCallers.add(child)

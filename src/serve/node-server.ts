@@ -3,21 +3,20 @@
 // trickled body after 316 s, and Node's own refusals (400, 408, 431, 417) carried neither JSON nor
 // C6's security headers. Here the deadlines and limits are ours, Node's refusals are answered in
 // the house style, `Expect: 100-continue` is decided by the declared length, and a stop does not
-// wait for the requests in flight. Who may reach it is decided before the app runs
-// (./listener-trust.ts, D22): the server is ours rather than NodeHttpServer.make's, so that the
-// app's handler is called only for an admitted connection and a pinned authority.
+// wait for the requests in flight. Under which name it may be reached is decided before the app
+// runs (./who-may-reach.ts, D22): the server is ours rather than NodeHttpServer.make's, so that the
+// app's handler is called only for a request that names this server.
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as HttpServer from "@effect/platform/HttpServer"
 import { ServeError } from "@effect/platform/HttpServerError"
-import { Duration, Effect, Layer, Option, Schema } from "effect"
+import { Duration, Effect, Layer, Schema } from "effect"
 import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from "node:http"
 import type { ListenOptions, Socket } from "node:net"
 import type { Duplex } from "node:stream"
 import { securityHeaders } from "../http/answer.js"
 import { DeniedAnswer, ErrorAnswer, type PlainError, refusals } from "../schema/routes.js"
 import { type Connections, type Lingering, makeConnections } from "./connections.js"
-import { authoritiesOf, type Listening, pin } from "./host-pin.js"
-import type { Admission } from "./listener-trust.js"
+import { authoritiesOf, makeRefusalReport, nameOf } from "./who-may-reach.js"
 
 export interface ServerLimits extends Lingering {
   /** From a connection's (or a request's) first byte to the end of its headers. */
@@ -106,34 +105,28 @@ const answerFor = (error: Error) => {
  * Node's refusal of a connection (malformed request, headers too large, a deadline passed), in
  * the house style, then the socket is destroyed: the client was too slow or spoke nonsense, and
  * what it sends next is not read. A reset peer, or one we can no longer write to, is just dropped.
- * Nothing is written before the connection is admitted (D22); a refused one is closed unanswered.
  */
-const onClientError = (admission: Admission, connections: Connections) => (error: Error, socket: Duplex) => {
-  if (codeOf(error) === "ECONNRESET") return socket.destroy()
-  admission.whenAdmitted(socket, () => {
-    if (socket.writable && !connections.answering(socket)) socket.write(answerFor(error))
-    socket.destroy()
-  })
+const onClientError = (connections: Connections) => (error: Error, socket: Duplex) => {
+  if (codeOf(error) !== "ECONNRESET" && socket.writable && !connections.answering(socket)) {
+    socket.write(answerFor(error))
+  }
+  socket.destroy()
 }
 
 const answerExpectationFailed = (_request: IncomingMessage, response: ServerResponse) =>
   answerWith(response, refusals["expectation-failed"].status, errorBody("expectation-failed"))
 
 /**
- * A CONNECT asks the server to become a tunnel, which it never is: answered `invalid-request` once
- * the connection is admitted, and closed (Node, unheard, would close it without a word).
+ * A CONNECT asks the server to become a tunnel, which it never is: answered `invalid-request` and
+ * closed (Node, unheard, would close it without a word).
  */
-const onConnect = (admission: Admission) => (_request: IncomingMessage, socket: Duplex) =>
-  admission.whenAdmitted(socket, () => {
-    if (socket.writable) socket.write(invalidRequest)
-    socket.destroy()
-  })
+const onConnect = (_request: IncomingMessage, socket: Duplex) => {
+  if (socket.writable) socket.write(invalidRequest)
+  socket.destroy()
+}
 
-/**
- * The server with our deadlines and limits and our answers to what Node would refuse itself.
- * Each accepted connection goes to `admission` first; nothing is answered on it before that.
- */
-const makeServer = (limits: ServerLimits, admission: Admission, connections: Connections): Server => {
+/** The server with our deadlines and limits and our answers to what Node would refuse itself. */
+const makeServer = (limits: ServerLimits, connections: Connections): Server => {
   const server = createServer({
     headersTimeout: Duration.toMillis(limits.headersTimeout),
     requestTimeout: Duration.toMillis(limits.requestTimeout),
@@ -143,12 +136,9 @@ const makeServer = (limits: ServerLimits, admission: Admission, connections: Con
     // Node's own refusal of an HTTP/1.1 request without Host is an empty 400; ours is in `gated`.
     requireHostHeader: false
   })
-  server.on("connection", (socket: Socket) => {
-    connections.accepted(socket)
-    admission.accepted(socket)
-  })
-  server.on("clientError", onClientError(admission, connections))
-  server.on("connect", onConnect(admission))
+  server.on("connection", (socket: Socket) => connections.accepted(socket))
+  server.on("clientError", onClientError(connections))
+  server.on("connect", onConnect)
   // Any expectation but 100-continue: Node would answer an empty 417.
   server.on("checkExpectation", answerExpectationFailed)
   return server
@@ -157,8 +147,9 @@ const makeServer = (limits: ServerLimits, admission: Admission, connections: Con
 type Handler = (request: IncomingMessage, response: ServerResponse) => void
 
 /**
- * The app's handler behind the listener's checks: once the connection is admitted, the request's
- * authority is pinned (an absolute-form target is served in origin form), then the app runs.
+ * The app's handler behind the name check: the request's authority is pinned (an absolute-form
+ * target is served in origin form), then the app runs. A name that is not this server's is
+ * answered 403 and told to `refused` (stderr); no Host in HTTP/1.1, or two, is 400.
  *
  * `Expect: 100-continue` (Node's `checkContinue`, `expects` here): a body declared over the limit
  * gets no 100, so the client never sends it; the app then answers 413 (or an earlier check's
@@ -166,27 +157,31 @@ type Handler = (request: IncomingMessage, response: ServerResponse) => void
  * Anything else is invited to send, then served like every other request.
  */
 const gated = (
-  admission: Admission,
   connections: Connections,
   authorities: ReadonlySet<string>,
+  refused: (name: string) => void,
   bodyLimit: number,
   handler: Handler,
   expects: boolean
 ): Handler =>
 (request, response) => {
   connections.track(request, response)
-  admission.whenAdmitted(request.socket, () =>
-    // RFC 9112 §3.2: an HTTP/1.1 request without Host is a bad request, whatever its target.
-    request.httpVersion === "1.1" && request.headers.host === undefined
-      ? answerWith(response, refusals["invalid-request"].status, errorBody("invalid-request"))
-      : Option.match(pin(authorities, request.url ?? "", request.headers.host), {
-        onNone: () => answerWith(response, refusals["host-mismatch"].status, hostRefusal),
-        onSome: ({ target }) => {
-          request.url = target
-          if (expects && !(Number(request.headers["content-length"]) > bodyLimit)) response.writeContinue()
-          handler(request, response)
-        }
-      }))
+  const naming = nameOf(authorities, {
+    target: request.url ?? "",
+    hosts: request.headersDistinct["host"] ?? [],
+    httpVersion: request.httpVersion
+  })
+  switch (naming._tag) {
+    case "Malformed":
+      return answerWith(response, refusals["invalid-request"].status, errorBody("invalid-request"))
+    case "Refused":
+      refused(naming.name)
+      return answerWith(response, refusals["host-mismatch"].status, hostRefusal)
+    case "Served":
+      request.url = naming.target
+      if (expects && !(Number(request.headers["content-length"]) > bodyLimit)) response.writeContinue()
+      return handler(request, response)
+  }
 }
 
 /**
@@ -200,13 +195,14 @@ const stop = (server: Server) =>
     server.closeAllConnections()
   })
 
-/** Where to listen: the owner-only socket, or TCP on 127.0.0.1 (its peers proven by the admission). */
+/** Where to listen: a socket path of ours, or a listening socket a service manager handed over. */
 export type Listen =
   | { readonly _tag: "Socket"; readonly path: string }
-  | { readonly _tag: "Tcp"; readonly port: number }
+  | { readonly _tag: "Handed"; readonly fd: number; readonly path: string }
 
-const listenOptions = (listen: Listen): ListenOptions =>
-  listen._tag === "Socket" ? { path: listen.path } : { host: "127.0.0.1", port: listen.port }
+/** A path to bind, or a descriptor already listening (Node's `listen(handle)`). */
+const listenOptions = (listen: Listen): ListenOptions | { readonly fd: number } =>
+  listen._tag === "Socket" ? { path: listen.path } : { fd: listen.fd }
 
 const listenOn = (server: Server, listen: Listen) =>
   Effect.async<void, ServeError>((resume) => {
@@ -220,9 +216,10 @@ const listenOn = (server: Server, listen: Listen) =>
 
 export interface Listener {
   readonly listen: Listen
-  readonly admission: Admission
   /** The Launchpad's origin: its host is served too (a proxy that passes `Host` on). */
   readonly launchpadOrigin: string
+  /** Says a line on stderr: each refused name, once (./who-may-reach.ts). */
+  readonly say: (line: string) => void
 }
 
 /**
@@ -236,30 +233,19 @@ export const layer = (listener: Listener, limits: ServerLimits, bodyLimit: numbe
       HttpServer.HttpServer,
       Effect.gen(function*() {
         const connections = makeConnections(limits)
-        const server = yield* Effect.acquireRelease(
-          Effect.sync(() => makeServer(limits, listener.admission, connections)),
-          stop
-        )
+        const server = yield* Effect.acquireRelease(Effect.sync(() => makeServer(limits, connections)), stop)
         yield* listenOn(server, listener.listen)
-        const address = server.address()
-        const tcp = typeof address === "object" && address !== null ? Option.some(address) : Option.none()
-        const listening: Listening = Option.match(tcp, {
-          onNone: () => ({ _tag: "Socket" }),
-          onSome: ({ port }) => ({ _tag: "Tcp", port })
-        })
-        const authorities = authoritiesOf(listening, listener.launchpadOrigin)
+        const authorities = authoritiesOf(listener.launchpadOrigin)
+        const refused = makeRefusalReport(authorities, listener.say)
         return HttpServer.make({
-          address: Option.match(tcp, {
-            onNone: () => ({ _tag: "UnixAddress", path: typeof address === "string" ? address : "" }),
-            onSome: ({ address: hostname, port }) => ({ _tag: "TcpAddress", hostname, port })
-          }),
+          address: { _tag: "UnixAddress", path: listener.listen.path },
           serve: (app, middleware) =>
             Effect.gen(function*() {
               const handler = yield* (middleware === undefined
                 ? NodeHttpServer.makeHandler(app)
                 : NodeHttpServer.makeHandler(app, middleware))
-              const onRequest = gated(listener.admission, connections, authorities, bodyLimit, handler, false)
-              const onContinue = gated(listener.admission, connections, authorities, bodyLimit, handler, true)
+              const onRequest = gated(connections, authorities, refused, bodyLimit, handler, false)
+              const onContinue = gated(connections, authorities, refused, bodyLimit, handler, true)
               yield* Effect.acquireRelease(
                 Effect.sync(() => server.on("request", onRequest).on("checkContinue", onContinue)),
                 () => Effect.sync(() => server.off("request", onRequest).off("checkContinue", onContinue))

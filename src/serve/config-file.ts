@@ -1,0 +1,161 @@
+// `buddy serve --config FILE` (C6 "Config", C8): the file read and checked strictly, each thing
+// wrong with it said as a sentence naming its field, its line and column for broken JSON, never
+// repeating a value of the file's (it could hold a secret) (D30).
+import { Array as Arr, Data, Effect, Either, Option, ParseResult, Predicate, Schema } from "effect"
+import { constants as fsConstants } from "node:fs"
+import * as fs from "node:fs/promises"
+import { ConfigFile, Environment, Locale } from "../schema/config.js"
+import { errnoOf } from "../services/errno.js"
+
+/** A config file that cannot be used: said in words, exit 2 like any usage error. */
+export class ConfigUnusable extends Data.TaggedError("ConfigUnusable")<{
+  /** One sentence per thing wrong with it. */
+  readonly lines: ReadonlyArray<string>
+}> {}
+
+const fields = "hermesHome (optional), launchpadOrigin, buddyOrigin (needed for Buddy to be present), " +
+  "environment, locale and socketGroup (optional)"
+
+const configWords = {
+  unreadable: (file: string, why: string) => `buddy serve: the --config file ${file} cannot be read: ${why}.`,
+  notJson: (file: string, line: number, column: number, message: string) =>
+    `buddy serve: the --config file ${file} is not valid JSON at line ${line}, column ${column}: ${message}.`,
+  notFile: (file: string) =>
+    `buddy serve: the --config file ${file} is not a regular file; give the path of a JSON file.`,
+  tooLarge: (file: string, size: number) =>
+    `buddy serve: the --config file ${file} holds ${size} bytes; a config file holds at most ${configSizeLimit}.`,
+  notObject: (kind: string) => `buddy serve: the --config file holds ${kind}, not a JSON object with ${fields}.`,
+  invalid: `buddy serve: the --config file is not a JSON object with exactly ${fields}.`,
+  allowedAccountsGone:
+    "buddy serve: the --config file has \"allowedAccounts\", which went with TCP: buddy serve listens only on its " +
+    "socket; name the proxy's group in \"socketGroup\" instead (docs/operator-guide.md).",
+  unknownField: (key: string) =>
+    `buddy serve: the --config file has a field buddy does not know: ${key}; it takes ${fields}.`,
+  sameOrigins:
+    "buddy serve: the --config file's launchpadOrigin and buddyOrigin are the same origin; buddy's own origin must " +
+    "differ from the Launchpad's page, or every POST from that page is refused."
+}
+
+/** An fs error as a person reads it: Node's words after the code, and the code (`no such file or directory (ENOENT)`). */
+const systemError = (error: unknown): string => {
+  const message = error instanceof Error ? error.message : String(error)
+  return `${message.replace(/^[A-Z]+: /, "").replace(/, \w+ '.*'$/, "")} (${errnoOf(error)})`
+}
+
+/** Where in the text a JSON.parse error is: V8 says "at position N", or nothing at the end of the input. */
+const positionOf = (message: string, text: string): { readonly line: number; readonly column: number } => {
+  const at = /position (\d+)/.exec(message)
+  const offset = at === null ? text.length : Math.min(Number(at[1]), text.length)
+  const before = text.slice(0, offset)
+  const lastBreak = before.lastIndexOf("\n")
+  return { line: before.split("\n").length, column: offset - lastBreak }
+}
+
+/** What a JSON value that is no object is, in words. */
+const kindOfJson = (json: unknown): string =>
+  Array.isArray(json) ? "an array" : json === null ? "null" : `a ${typeof json}`
+
+/** What each field must be, in words: the Schema's own literals, never the file's values. */
+const fieldMustBe: Readonly<Record<keyof ConfigFile, string>> = {
+  hermesHome: "a directory path, as a string",
+  launchpadOrigin: "an origin such as https://launchpad.example: scheme, host and optional port, nothing after",
+  buddyOrigin: "an origin such as https://buddy.example: scheme, host and optional port, nothing after",
+  socketGroup: "a group's name or gid, such as \"www-data\" or 33",
+  environment: `one of ${Environment.literals.join(", ")}`,
+  locale: `one of ${Locale.literals.join(", ")}`
+}
+
+const isField = (key: PropertyKey | undefined): key is keyof ConfigFile =>
+  typeof key === "string" && Object.hasOwn(fieldMustBe, key)
+
+/**
+ * Each issue of the decode as a sentence naming its field, from the issue's path: a value of the
+ * file could hold a secret, so none is repeated. An issue with no field of ours (a field we do not
+ * know, or not an object at all) gets the sentence that lists the fields.
+ */
+const issueWords = (error: ParseResult.ParseError): ReadonlyArray<string> =>
+  Arr.dedupe(
+    ParseResult.ArrayFormatter.formatErrorSync(error).map(({ _tag, path }) => {
+      const [field] = path
+      if (_tag === "Unexpected" && path.length === 1 && typeof field === "string") {
+        // A key is no value of the file's, but it is the file's text: quoted, and never long.
+        return field === "allowedAccounts"
+          ? configWords.allowedAccountsGone
+          : configWords.unknownField(JSON.stringify(field.slice(0, 40)))
+      }
+      if (!isField(field) || path.length > 1) return configWords.invalid
+      return _tag === "Missing"
+        ? `buddy serve: the --config file has no "${field}"; it must be ${fieldMustBe[field]}.`
+        : `buddy serve: the --config file's "${field}" must be ${fieldMustBe[field]}.`
+    })
+  )
+
+const decodeConfig = Schema.decodeUnknownEither(ConfigFile, { onExcessProperty: "error", errors: "all" })
+
+/** The most a config file may hold: a few hundred bytes are all it needs. */
+export const configSizeLimit = 64 * 1024
+
+/**
+ * The file's text, read only if it is a regular file of at most `configSizeLimit` bytes: opened
+ * without blocking (a FIFO with no writer would hold the start forever), checked on the open
+ * descriptor (nothing can be swapped in between), then read to its stated size and no further.
+ */
+const readBounded = (file: string): Effect.Effect<string, ConfigUnusable> =>
+  Effect.acquireUseRelease(
+    Effect.tryPromise({
+      try: () => fs.open(file, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK),
+      catch: (error) => new ConfigUnusable({ lines: [configWords.unreadable(file, systemError(error))] })
+    }),
+    (handle) =>
+      Effect.gen(function*() {
+        const stats = yield* Effect.tryPromise({
+          try: () => handle.stat(),
+          catch: (error) => new ConfigUnusable({ lines: [configWords.unreadable(file, systemError(error))] })
+        })
+        if (!stats.isFile()) return yield* Effect.fail(new ConfigUnusable({ lines: [configWords.notFile(file)] }))
+        if (stats.size > configSizeLimit) {
+          return yield* Effect.fail(new ConfigUnusable({ lines: [configWords.tooLarge(file, stats.size)] }))
+        }
+        const { buffer, bytesRead } = yield* Effect.tryPromise({
+          try: () => handle.read(Buffer.alloc(stats.size), 0, stats.size, 0),
+          catch: (error) => new ConfigUnusable({ lines: [configWords.unreadable(file, systemError(error))] })
+        })
+        return buffer.subarray(0, bytesRead).toString("utf8")
+      }),
+    (handle) => Effect.ignore(Effect.tryPromise(() => handle.close()))
+  )
+
+/** Without a file, Buddy is absent here: every route answers 404 buddy-absent. */
+const noFile: ConfigFile = { launchpadOrigin: "http://127.0.0.1", environment: "local", locale: "en" }
+
+export const readConfig = (path: Option.Option<string>): Effect.Effect<ConfigFile, ConfigUnusable> =>
+  Option.match(path, {
+    // Said once the server starts, with any other config's absence (./serving.ts).
+    onNone: () => Effect.succeed(noFile),
+    onSome: (file) =>
+      readBounded(file)
+        .pipe(
+          Effect.flatMap((text) =>
+            Either.try({
+              try: () => JSON.parse(text) as unknown,
+              catch: (error) => {
+                const message = error instanceof Error ? error.message.replace(/ in JSON at position \d+.*$/, "") : ""
+                const { column, line } = positionOf(error instanceof Error ? error.message : "", text)
+                return new ConfigUnusable({ lines: [configWords.notJson(file, line, column, message)] })
+              }
+            }).pipe(
+              Either.flatMap((json) =>
+                Predicate.isRecord(json) && !Array.isArray(json)
+                  ? Either.mapLeft(decodeConfig(json), (error) => new ConfigUnusable({ lines: issueWords(error) }))
+                  : Either.left(new ConfigUnusable({ lines: [configWords.notObject(kindOfJson(json))] }))
+              ),
+              // An origin the Launchpad's page and buddy share makes every POST from that page cross-origin
+              // to buddy's own rule: refused at start, not at every POST (issue 18.3).
+              Either.filterOrLeft(
+                (config) => config.buddyOrigin === undefined || config.buddyOrigin !== config.launchpadOrigin,
+                () => new ConfigUnusable({ lines: [configWords.sameOrigins] })
+              )
+            )
+          )
+        )
+  })

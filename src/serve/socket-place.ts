@@ -1,0 +1,229 @@
+// Where `buddy serve` listens (C6 "Who may reach it"; docs/decisions.md D22, D40): a Unix socket in
+// a directory of buddy's own, both with the modes ./who-may-reach.ts decides (this account alone,
+// or also one named group), checked with the rules C1 applies to Hermes's socket (no link, ours,
+// closed to others). The directory is the guard, as with OpenSSH's agent: another account cannot
+// even reach the name, so the moment between the socket's creation and its chmod is closed to it.
+import { Data, Effect, Option } from "effect"
+import type { Stats } from "node:fs"
+import * as fsp from "node:fs/promises"
+import * as net from "node:net"
+import * as nodePath from "node:path"
+import { errnoOf } from "../services/errno.js"
+import { ownUid as uid, runtimeDirectory } from "../services/private-directory.js"
+import { directoryFits, modesOf, type Sharing } from "./who-may-reach.js"
+
+/** Why the socket cannot be placed where asked: each a closed reason, said in words by `placeWords`. */
+export class SocketPlaceUnsafe extends Data.TaggedError("SocketPlaceUnsafe")<{
+  readonly reason:
+    | "directory-missing"
+    | "directory-link"
+    | "directory-not-directory"
+    | "directory-foreign"
+    | "directory-open"
+    | "not-member"
+    | "socket-not-socket"
+    | "socket-foreign"
+    | "socket-open"
+    | "socket-in-use"
+    | "too-long"
+    | "unusable"
+  /** The path the reason is about (the directory or the socket). */
+  readonly path: string
+  /** The owner's uid, or the mode found, where the reason is about one. */
+  readonly found?: number
+  /** The system's own code, for `unusable`. */
+  readonly code?: string
+}> {}
+
+/** The longest path a Unix socket may have on Linux (`sun_path` is 108 bytes with its NUL). */
+export const socketPathLimit = 107
+
+/** The socket's name inside buddy's runtime directory. */
+export const socketName = "serve.sock"
+
+const fsCall = <A>(run: () => Promise<A>) => Effect.tryPromise({ try: run, catch: errnoOf })
+
+/**
+ * The socket's default place: `serve.sock` in the directory a service manager made for buddy
+ * (systemd's `RuntimeDirectory=` sets `RUNTIME_DIRECTORY`, its first entry if several), else in
+ * buddy's runtime directory.
+ */
+export const defaultSocketPath = (env: NodeJS.ProcessEnv = process.env): string => {
+  const [made] = (env["RUNTIME_DIRECTORY"] ?? "").split(":")
+  return nodePath.join(made !== undefined && nodePath.isAbsolute(made) ? made : runtimeDirectory(env), socketName)
+}
+
+const unsafe = (reason: SocketPlaceUnsafe["reason"], path: string, found?: number) =>
+  new SocketPlaceUnsafe({ reason, path, ...(found === undefined ? {} : { found }) })
+
+const unusable = (path: string) => (code: string) => new SocketPlaceUnsafe({ reason: "unusable", path, code })
+
+/** The group given to a path of ours: only a member (or root) may, so EPERM says it is not one. */
+const giveGroup = (path: string, gid: number) =>
+  fsCall(() => fsp.chown(path, -1, gid)).pipe(
+    Effect.mapError((code) => (code === "EPERM" ? unsafe("not-member", path, gid) : unusable(path)(code)))
+  )
+
+/** What is at a path, without following a link, or nothing. */
+const lstatOf = (path: string) =>
+  fsCall(() => fsp.lstat(path)).pipe(
+    Effect.map(Option.some),
+    Effect.catchIf((code) => code === "ENOENT", () => Effect.succeed(Option.none<Stats>())),
+    Effect.mapError(unusable(path))
+  )
+
+/**
+ * The directory, made if it is missing (only its last part: a parent that is missing is a mistake
+ * to say, not to paper over), or found and checked; then given the sharing's group and mode. A
+ * directory found wider than the sharing allows is refused, never narrowed.
+ */
+const directoryReady = (directory: string, sharing: Sharing) =>
+  Effect.gen(function*() {
+    // Made 0700 whatever the sharing: the group and its mode follow once the directory is known ours.
+    const made = yield* fsCall(() => fsp.mkdir(directory, { mode: 0o700 })).pipe(
+      Effect.as(true),
+      Effect.catchIf((code) => code === "EEXIST", () => Effect.succeed(false)),
+      Effect.mapError((code) =>
+        code === "ENOENT" ? unsafe("directory-missing", nodePath.dirname(directory)) : unusable(directory)(code)
+      )
+    )
+    const found = yield* fsCall(() => fsp.lstat(directory)).pipe(Effect.mapError(unusable(directory)))
+    if (found.isSymbolicLink()) return yield* Effect.fail(unsafe("directory-link", directory))
+    if (!found.isDirectory()) return yield* Effect.fail(unsafe("directory-not-directory", directory))
+    if (found.uid !== uid()) return yield* Effect.fail(unsafe("directory-foreign", directory, found.uid))
+    if (!made && !directoryFits(sharing, found)) {
+      return yield* Effect.fail(unsafe("directory-open", directory, found.mode & 0o777))
+    }
+    if (sharing._tag === "Group") yield* giveGroup(directory, sharing.gid)
+    // The umask may have taken bits away from a directory made here (0500 would keep us out).
+    if (made || sharing._tag === "Group") {
+      yield* fsCall(() => fsp.chmod(directory, modesOf(sharing).directory)).pipe(Effect.mapError(unusable(directory)))
+    }
+  })
+
+/** Whether something answers on the socket: a live server is never replaced, a dead one is. */
+const answers = (path: string) =>
+  Effect.async<boolean>((resume) => {
+    const probe = net.connect(path)
+    probe.once("connect", () => {
+      probe.destroy()
+      resume(Effect.succeed(true))
+    })
+    probe.once("error", () => resume(Effect.succeed(false)))
+    return Effect.sync(() => probe.destroy())
+  })
+
+/** What is at the socket's path: nothing, or a stale socket of ours (removed); anything else refused. */
+const pathFree = (path: string) =>
+  Effect.gen(function*() {
+    const found = yield* lstatOf(path)
+    if (Option.isNone(found)) return
+    const stats = found.value
+    if (!stats.isSocket()) return yield* Effect.fail(unsafe("socket-not-socket", path))
+    if (stats.uid !== uid()) return yield* Effect.fail(unsafe("socket-foreign", path, stats.uid))
+    if (yield* answers(path)) return yield* Effect.fail(unsafe("socket-in-use", path))
+    yield* fsCall(() => fsp.unlink(path)).pipe(
+      Effect.catchIf((code) => code === "ENOENT", () => Effect.void),
+      Effect.mapError(unusable(path))
+    )
+  })
+
+/**
+ * Makes the place for the socket at `path` ready to listen on: its directory ours, with the
+ * sharing's group and mode, the name free. Returns the absolute path.
+ */
+export const prepareSocket = (path: string, sharing: Sharing): Effect.Effect<string, SocketPlaceUnsafe> =>
+  Effect.gen(function*() {
+    const socket = nodePath.resolve(path)
+    if (Buffer.byteLength(socket) > socketPathLimit) return yield* Effect.fail(unsafe("too-long", socket))
+    yield* directoryReady(nodePath.dirname(socket), sharing)
+    yield* pathFree(socket)
+    return socket
+  })
+
+/**
+ * The socket as it must be: a socket, of `owners`, that nobody the sharing does not name may
+ * connect to. Connecting takes write permission on a socket (Linux, unix(7)), so its write bits
+ * decide; `systemd-socket-activate` makes its socket 0644, which only its owner can connect to.
+ */
+const socketFits = (path: string, sharing: Sharing, owners: ReadonlyArray<number>) =>
+  Effect.gen(function*() {
+    const stats = yield* fsCall(() => fsp.lstat(path)).pipe(Effect.mapError(unusable(path)))
+    if (!stats.isSocket()) return yield* Effect.fail(unsafe("socket-not-socket", path))
+    if (!owners.includes(stats.uid)) return yield* Effect.fail(unsafe("socket-foreign", path, stats.uid))
+    const groupMayConnect = sharing._tag === "Group" && stats.gid === sharing.gid
+    if ((stats.mode & (groupMayConnect ? 0o002 : 0o022)) !== 0) {
+      return yield* Effect.fail(unsafe("socket-open", path, stats.mode & 0o777))
+    }
+  })
+
+/**
+ * After listening: the socket given the sharing's group and mode, and still ours, or the server
+ * must not run. The directory kept everyone else away until now; the mode keeps them away should
+ * it ever be opened.
+ */
+export const restrictSocket = (path: string, sharing: Sharing): Effect.Effect<void, SocketPlaceUnsafe> =>
+  Effect.gen(function*() {
+    if (sharing._tag === "Group") yield* giveGroup(path, sharing.gid)
+    yield* fsCall(() => fsp.chmod(path, modesOf(sharing).socket)).pipe(Effect.mapError(unusable(path)))
+    yield* socketFits(path, sharing, [uid()])
+  })
+
+/**
+ * A socket a service manager made and handed over (`LISTEN_FDS`): it is not ours to chmod, but it
+ * must be a socket of ours or root's (systemd makes it as root unless told otherwise), open to
+ * nobody the sharing does not name.
+ */
+export const checkHandedSocket = (path: string, sharing: Sharing): Effect.Effect<void, SocketPlaceUnsafe> =>
+  socketFits(path, sharing, [uid(), 0])
+
+const octal = (mode: number) => `0${mode.toString(8).padStart(3, "0")}`
+
+/** What names accounts and groups in the words: the accounts file's names, the config's group. */
+export interface Naming {
+  readonly account: (uid: number) => string
+  readonly group: string
+}
+
+/** Each reason in words: the path, what is wrong with it, and the command that fixes it (C8). */
+export const placeWords = (error: SocketPlaceUnsafe, naming: Naming): string => {
+  const { path } = error
+  const owner = error.found === undefined ? "another account" : naming.account(error.found)
+  const prefix = "buddy serve:"
+  switch (error.reason) {
+    case "directory-missing":
+      return `${prefix} ${path} does not exist; create it (mkdir -p ${path}) or choose another --socket.`
+    case "directory-link":
+      return `${prefix} the socket's directory ${path} is a symbolic link; buddy does not follow one. ` +
+        `Choose a real directory with --socket.`
+    case "directory-not-directory":
+      return `${prefix} the socket's directory ${path} is not a directory; choose another --socket.`
+    case "directory-foreign":
+      return `${prefix} the socket's directory ${path} belongs to ${owner}, not to you; ` +
+        `have it removed (sudo rm -r ${path}) or choose another --socket.`
+    case "directory-open":
+      return `${prefix} the socket's directory ${path} has mode ${
+        octal(error.found ?? 0)
+      }: others may enter it; run chmod 700 ${path}.`
+    case "not-member":
+      return `${prefix} this account is not a member of the group ${naming.group} (socketGroup), so it cannot ` +
+        `share ${path} with it; add it (usermod -aG ${naming.group} $USER, or SupplementaryGroups=${naming.group} ` +
+        `in its systemd unit) and start again.`
+    case "socket-not-socket":
+      return `${prefix} ${path} exists and is not a socket; buddy replaces only a socket of its own. ` +
+        `Remove it or choose another --socket.`
+    case "socket-foreign":
+      return `${prefix} the socket ${path} belongs to ${owner}, not to you; remove it or choose another --socket.`
+    case "socket-open":
+      return `${prefix} the socket ${path} has mode ${octal(error.found ?? 0)}: accounts the config does not ` +
+        `name may connect; give it SocketMode=0600 (or 0660 with SocketGroup= the config's socketGroup).`
+    case "socket-in-use":
+      return `${prefix} another server is listening on ${path} (another buddy serve?); ` +
+        `stop it or choose another --socket.`
+    case "too-long":
+      return `${prefix} the socket path ${path} is longer than ${socketPathLimit} bytes, ` +
+        `the most a Unix socket may have; choose a shorter --socket.`
+    case "unusable":
+      return `${prefix} ${path} cannot be used for the socket (${error.code ?? "EUNKNOWN"}).`
+  }
+}
