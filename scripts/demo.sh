@@ -36,7 +36,7 @@ export HERMES_HOME="$demo_dir/hermes"
 echo "Hermes simulator: home $HERMES_HOME, API $origin."
 echo "It approves each sign-in 3 s after it starts, as a person finishing in the browser would."
 
-# Each command's exit code is shown, as a script would test it (`buddy status` is 2 while Buddy
+# Each command's exit code is shown, as a script would test it (`buddy status` is 3 while Buddy
 # waits, C8); the demo goes on whatever it is.
 buddy() {
   echo

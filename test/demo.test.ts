@@ -14,7 +14,7 @@ it("npm run demo walks through status, a held sign-in, status, sign-out and stat
   expect(shown).toStrictEqual([
     "$ buddy status",
     "Buddy is waiting to be signed in.",
-    "(exit 2)",
+    "(exit 3)",
     "$ buddy sign-in start",
     "Buddy is signed in.",
     "(exit 0)",
@@ -26,6 +26,6 @@ it("npm run demo walks through status, a held sign-in, status, sign-out and stat
     "(exit 0)",
     "$ buddy status",
     "Buddy is waiting to be signed in.",
-    "(exit 2)"
+    "(exit 3)"
   ])
 }, 60_000)

@@ -1,5 +1,6 @@
-// Exit codes (C8): 0 done, 2 blocked / ended without a sign-in / usage, 1 unavailable or failed,
-// 130 after Ctrl-C, 143 after SIGTERM, 129 after SIGHUP. A command prints its own answer first, then fails with `ExitCode`; the process's
+// Exit codes (C8), one meaning each: 0 done, 1 unavailable, unknown or failed, 2 usage errors only,
+// 3 Buddy waits or the sign-in ended without signing him in, 4 blocked (another holder, an outdated
+// Hermes, a lock that cannot be taken), 130 after Ctrl-C, 143 after SIGTERM, 129 after SIGHUP. A command prints its own answer first, then fails with `ExitCode`; the process's
 // teardown turns the fiber's exit into the number with `exitCodeOf`, so the mapping is one pure
 // function that tests call directly.
 import * as ValidationError from "@effect/cli/ValidationError"
@@ -7,7 +8,7 @@ import { Cause, Data, Exit, Option } from "effect"
 import { signalExitCode, type StopSignal } from "./stop.js"
 
 /** The command has said everything it had to; the process ends with this code. */
-export class ExitCode extends Data.TaggedError("ExitCode")<{ readonly code: 1 | 2 }> {}
+export class ExitCode extends Data.TaggedError("ExitCode")<{ readonly code: 1 | 2 | 3 | 4 }> {}
 
 export const interruptedCode = 130
 

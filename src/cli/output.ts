@@ -64,7 +64,7 @@ export const makeOutput = (json: boolean, home: Option.Option<string> = Option.n
   fail: (line, text) => (json ? printLine(line) : Console.error(text))
 })
 
-/** A refusal as the command's answer (in words on stderr), then its exit code: 2 blocked, 1 unavailable. */
+/** A refusal as the command's answer (in words on stderr), then its exit code: 4 blocked, 1 unavailable (C8). */
 export const refuse = (output: Output, refusal: Refusal): Effect.Effect<never, ExitCode> =>
   refusal._tag === "Blocked"
     ? Effect.zipRight(
@@ -74,7 +74,7 @@ export const refuse = (output: Output, refusal: Refusal): Effect.Effect<never, E
           ? words.blockedReason[refusal.reason]
           : words.heldElsewhere(refusal.holder.holder, refusal.holder.unusable)
       ),
-      Effect.fail(new ExitCode({ code: 2 }))
+      Effect.fail(new ExitCode({ code: 4 }))
     )
     : Effect.zipRight(
       output.fail({ error: "buddy-unavailable", reason: refusal.reason }, words.unavailable(refusal.reason)),

@@ -168,7 +168,7 @@ const start = Command.make(
         const ending = yield* hold(output, signIn, started)
         yield* output.answer({ kind: "sign-in", state: ending }, words.signInState[ending])
         // Signed in is done; failed is a failure; every other ending is "ended without a sign-in" (C8).
-        if (ending !== "signed-in") return yield* new ExitCode({ code: ending === "failed" ? 1 : 2 })
+        if (ending !== "signed-in") return yield* new ExitCode({ code: ending === "failed" ? 1 : 3 })
       }).pipe(Effect.scoped))
 ).pipe(
   Command.withDescription("Start a sign-in and hold it here until it ends; Ctrl-C cancels it.")

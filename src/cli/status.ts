@@ -10,7 +10,7 @@ import { explain } from "./output.js"
 import { commonOptions, withServices } from "./root.js"
 import * as words from "./words.js"
 
-const exitCodes: Readonly<Record<BuddyState, 0 | 1 | 2>> = { works: 0, waits: 2, unknown: 1 }
+const exitCodes: Readonly<Record<BuddyState, 0 | 1 | 3>> = { works: 0, waits: 3, unknown: 1 }
 
 export const status = Command.make(
   "status",

@@ -153,8 +153,8 @@ export const helpWords = {
   learnMore: "LEARN MORE",
   more: [
     "`buddy help <command>` shows a command's flags; they may come before it too.",
-    "Exit codes: 0 done or works; 1 unavailable or unknown; 2 blocked, waits or usage; " +
-    "130 Ctrl-C; 141 the reader has gone."
+    "Exit codes: 0 done or works; 1 unavailable or unknown; 2 usage; 3 waits or ended unsigned; " +
+    "4 blocked; 130 Ctrl-C; 141 the reader has gone."
   ],
   aliases: (aliases: ReadonlyArray<{ readonly name: string; readonly stands: ReadonlyArray<string> }>) =>
     `Aliases: ${aliases.map((alias) => `${alias.name} (${alias.stands.join(" ")})`).join(", ")}.`

@@ -45,13 +45,13 @@ describe("one holder per Hermes home across processes", { timeout: 60_000 }, () 
       const words = await buddy([...args, "--home", gateway.home], { env })
       expect({ args, code: words.code, stdout: words.stdout, stderr: words.stderr }).toStrictEqual({
         args,
-        code: 2,
+        code: 4,
         stdout: [],
         stderr: [heldElsewhere(serve.child.pid)]
       })
       const json = await buddy([...args, "--json", "--home", gateway.home], { env })
       expect({ code: json.code, stdout: json.stdout }).toStrictEqual({
-        code: 2,
+        code: 4,
         stdout: ["{\"kind\":\"blocked\",\"reason\":\"sign-in-running\"}"]
       })
     }

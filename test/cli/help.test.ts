@@ -29,8 +29,8 @@ FLAGS
 
 LEARN MORE
   \`buddy help <command>\` shows a command's flags; they may come before it too.
-  Exit codes: 0 done or works; 1 unavailable or unknown; 2 blocked, waits or
-  usage; 130 Ctrl-C; 141 the reader has gone.
+  Exit codes: 0 done or works; 1 unavailable or unknown; 2 usage; 3 waits or
+  ended unsigned; 4 blocked; 130 Ctrl-C; 141 the reader has gone.
   Aliases: login (sign-in start), logout (sign-out), version (--version),
   completion (--completions).
 `

@@ -53,13 +53,13 @@ describe("buddy sign-out with a held sign-in", () => {
 
       const json = yield* runCli(["sign-out", "--json"], held)
       expect(json).toMatchObject({
-        code: 2,
+        code: 4,
         stdout: ["{\"kind\":\"blocked\",\"reason\":\"sign-in-running\"}"],
         stderr: []
       })
       const words = yield* runCli(["sign-out"], held)
       expect(words).toMatchObject({
-        code: 2,
+        code: 4,
         stdout: [],
         stderr: ["A sign-in is still running on Hermes and could not be ended, so nothing was changed."]
       })
@@ -82,6 +82,8 @@ describe("exit codes", () => {
   it("map each way a run ends to C8's number", () => {
     expect(exitCodeOf(Exit.void)).toBe(0)
     expect(exitCodeOf(Exit.fail(new ExitCode({ code: 2 })))).toBe(2)
+    expect(exitCodeOf(Exit.fail(new ExitCode({ code: 3 })))).toBe(3)
+    expect(exitCodeOf(Exit.fail(new ExitCode({ code: 4 })))).toBe(4)
     expect(exitCodeOf(Exit.fail(new ExitCode({ code: 1 })))).toBe(1)
     expect(exitCodeOf(Exit.fail(ValidationError.invalidArgument({ _tag: "Empty" })))).toBe(2)
     expect(exitCodeOf(Exit.interrupt(FiberId.none))).toBe(130)

@@ -64,14 +64,14 @@ describe("buddy sign-in start, held in a terminal", () => {
       (fake, id) => fake.expire(id),
       "expired",
       "The code expired before the sign-in was finished; Buddy is not signed in.",
-      2
+      3
     ],
     [
       "is denied",
       (fake, id) => fake.deny(id),
       "refused",
       "The sign-in was refused in the browser; Buddy is not signed in.",
-      2
+      3
     ],
     ["fails", (fake, id) => fake.error(id), "failed", "Hermes could not finish the sign-in; Buddy is not signed in.", 1]
   ]
@@ -93,13 +93,13 @@ describe("buddy sign-in start, held in a terminal", () => {
     })
   }
 
-  it("ends lost when a restarted Hermes holding the contract no longer knows the session; exit 2", async () => {
+  it("ends lost when a restarted Hermes holding the contract no longer knows the session; exit 3", async () => {
     const fake = await fakeGateway()
     await fastStart(fake)
     const run = spawnBuddy(["sign-in", "start", "--json", "--home", fake.home])
     await run.stdoutLines(1)
     fake.restart()
-    expect(expectPlain(await run.finished)).toMatchObject({ code: 2, stdout: [PENDING_LINE, changeLine("lost")] })
+    expect(expectPlain(await run.finished)).toMatchObject({ code: 3, stdout: [PENDING_LINE, changeLine("lost")] })
   })
 
   it("keeps holding while Hermes does not answer a poll, says so once per change on stderr", async () => {
@@ -269,15 +269,15 @@ describe("buddy sign-in start, held in a terminal", () => {
     expect(ran.stderr).toContain("The sign-in could not be cancelled: Hermes did not confirm the cancel.")
   })
 
-  it("is refused in words and JSON without the cancellation contract: exit 2, no start reaches Hermes", async () => {
+  it("is refused in words and JSON without the cancellation contract: exit 4, no start reaches Hermes", async () => {
     const fake = await fakeGateway({ contract: false })
     expect(await buddy(["sign-in", "start", "--home", fake.home])).toMatchObject({
-      code: 2,
+      code: 4,
       stdout: [],
       stderr: ["Buddy needs an update before he can be signed in here."]
     })
     expect(await buddy(["sign-in", "start", "--json", "--home", fake.home])).toMatchObject({
-      code: 2,
+      code: 4,
       stdout: ["{\"kind\":\"blocked\",\"reason\":\"hermes-outdated\"}"],
       stderr: []
     })

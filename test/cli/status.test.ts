@@ -21,12 +21,12 @@ describe("buddy status", () => {
   it("waits, in JSON and in words", async () => {
     const fake = await fakeGateway()
     expect(await buddy(["status", "--json", "--home", fake.home])).toMatchObject({
-      code: 2,
+      code: 3,
       stdout: ["{\"kind\":\"buddy\",\"state\":\"waits\"}"],
       stderr: []
     })
     expect(await buddy(["status", "--home", fake.home])).toMatchObject({
-      code: 2,
+      code: 3,
       stdout: ["Buddy is waiting to be signed in."],
       stderr: []
     })
