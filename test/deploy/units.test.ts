@@ -161,8 +161,8 @@ describe("where the socket lands under each unit", () => {
 
   it("the user unit's socket is %t/buddy/serve.sock, as the guide says", () => {
     expect(unitValue("buddy.service", "ExecStart")).toMatch(new RegExp(`^${INSTALLED} serve --config \\S+$`))
-    // No RuntimeDirectory=: $XDG_RUNTIME_DIR/buddy is also where the holder lock lives, which a
-    // stop of the service must not remove.
+    // No RuntimeDirectory=: buddy makes and checks %t/buddy itself, and systemd would remove a
+    // runtime directory at each stop, with whatever else the account keeps in it.
     expect(unitValues("buddy.service", "RuntimeDirectory")).toStrictEqual([])
     const guide = readFileSync(GUIDE, "utf8")
     expect(guide).toContain("`%t/buddy/serve.sock`, i.e. `$XDG_RUNTIME_DIR/buddy/serve.sock`")
