@@ -283,6 +283,24 @@ for (const proxy of proxies) {
         })
       })
 
+      it("only /api/buddy and what is under it reach buddy: /api/buddyx stays the Launchpad's", async () => {
+        const host = `launchpad.example:${port}`
+        const buddys = (answer: ReturnType<typeof parseAnswer>) =>
+          answer.headers.some(([name, value]) => name === "x-content-type-options" && value === "nosniff")
+        const document = parseAnswer(await tlsExchange(port, request("GET", "/api/buddy/openapi.json", host)))
+        expect([document.status, buddys(document)]).toStrictEqual(["HTTP/1.1 200 OK", true])
+        const unknown = parseAnswer(await tlsExchange(port, request("GET", "/api/buddy/nothing", host)))
+        expect([unknown.status, unknown.body]).toStrictEqual(["HTTP/1.1 404 Not Found", "{\"error\":\"not-found\"}"])
+        await fake().clearReceived()
+        const stderrBefore = served().stderrNow().length
+        for (const target of ["/api/buddyx", "/api/buddy-other/sign-in/start", "/api"]) {
+          const answer = parseAnswer(await tlsExchange(port, request("GET", target, host)))
+          expect([target, buddys(answer), answer.body.includes("\"error\"")]).toStrictEqual([target, false, false])
+        }
+        expect(await fake().received()).toStrictEqual([])
+        expect(served().stderrNow().slice(stderrBefore)).toStrictEqual([])
+      })
+
       it("the Launchpad's POST /api/buddy/sign-in/start through it returns the code the gateway issued", async () => {
         await fake().clearReceived()
         const journalBefore = served().stdoutNow().length
