@@ -77,8 +77,8 @@ interface Proxy {
 }
 
 /** nginx's main context as Debian's /etc/nginx/nginx.conf has it (`user www-data;`), its files in `dir`. */
-const nginxMain = (dir: string) =>
-  `user www-data;
+const nginxMain = (dir: string, user = "www-data") =>
+  `user ${user};
 worker_processes 1;
 daemon off;
 pid ${dir}/nginx.pid;
@@ -95,14 +95,14 @@ http {
 }
 `
 
-const startNginx = async (dir: string, port: number, socket: string): Promise<Child> => {
+const startNginx = async (dir: string, port: number, socket: string, user = "www-data"): Promise<Child> => {
   const site = substitute(
     substitute(guideSnippet(TEST, "nginx").text, SYSTEM_SOCKET, socket),
     "listen 443 ssl;",
     `listen 127.0.0.1:${port} ssl;`
   )
   await fs.writeFile(path.join(dir, "launchpad.conf"), site)
-  await fs.writeFile(path.join(dir, "nginx.conf"), nginxMain(dir))
+  await fs.writeFile(path.join(dir, "nginx.conf"), nginxMain(dir, user))
   const nginx = startChild([
     NGINX,
     "-p",
@@ -367,6 +367,29 @@ for (const proxy of proxies) {
           expect(served().stderrNow().slice(stderrBefore)).toHaveLength(1)
         }
       })
+
+      if (proxy.name === "nginx") {
+        it("an nginx whose workers are not in the group gets 502, its error.log says Permission denied, as the guide says; buddy hears nothing", async () => {
+          const dir = await fs.mkdtemp(path.join(base, "outsider-"))
+          await fs.chmod(dir, 0o755)
+          const outsiderPort = await freePort()
+          const outsider = await startNginx(dir, outsiderPort, socket, "nobody nogroup")
+          try {
+            await fake().clearReceived()
+            const stdoutBefore = served().stdoutNow().length
+            const answer = parseAnswer(
+              await tlsExchange(outsiderPort, request("GET", "/api/buddy", `launchpad.example:${port}`))
+            )
+            expect(answer.status).toBe("HTTP/1.1 502 Bad Gateway")
+            const log = await fs.readFile(path.join(dir, "error.log"), "utf8")
+            expect(log).toContain(`connect() to unix:${socket} failed (13: Permission denied)`)
+            expect(await fake().received()).toStrictEqual([])
+            expect(served().stdoutNow().slice(stdoutBefore)).toStrictEqual([])
+          } finally {
+            await outsider.stop()
+          }
+        })
+      }
 
       it("buddy serve runs as a member of the proxy's group, not root; another account (uid 65534, not in it) cannot connect: EACCES, the gateway hears nothing", async () => {
         const group = groupId(proxy.group)
