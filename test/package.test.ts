@@ -151,7 +151,8 @@ beforeAll(async () => {
       "bin",
       "src",
       "docs",
-      "examples"
+      "examples",
+      "systemd"
     ]
   ) {
     cpSync(path.join(root, entry), path.join(pkg, entry), { recursive: true })
