@@ -5,6 +5,7 @@ import { existsSync, readFileSync } from "node:fs"
 import { describe, expect, it } from "vitest"
 import { BlockedReason, GatewayReason, SignInState } from "../src/schema/reasons.js"
 import { PlainError } from "../src/schema/routes.js"
+import { testedSnippets } from "./deploy/support/deploy.js"
 
 const read = (file: string) => readFileSync(new URL(`../${file}`, import.meta.url), "utf8")
 
@@ -43,6 +44,25 @@ describe("what a newcomer reads", () => {
     for (const file of ["README.md", "docs/operator-guide.md"]) {
       expect(read(file)).not.toContain("../shared")
       expect(read(file)).toContain("docs/http-api.md")
+    }
+  })
+})
+
+describe("docs/operator-guide.md", () => {
+  const guide = read("docs/operator-guide.md")
+
+  it("runs the proxy snippets it marks as tested: each marker names a test that reads that snippet", () => {
+    const marked = testedSnippets(guide)
+    // Every marker is followed by its fence (a marker the pattern misses would test nothing).
+    expect(marked).toHaveLength(guide.split("<!-- tested: ").length - 1)
+    expect(marked.map(({ language, name, test }) => [test, name, language])).toStrictEqual([
+      ["test/deploy/proxies.test.ts", "nginx", "nginx"],
+      ["test/deploy/proxies.test.ts", "caddy", "caddy"]
+    ])
+    for (const { name, test } of marked) {
+      const source = read(test)
+      expect([test, source.includes(`const TEST = "${test}"`)]).toStrictEqual([test, true])
+      expect([name, source.includes(`guideSnippet(TEST, "${name}")`)]).toStrictEqual([name, true])
     }
   })
 })

@@ -151,7 +151,8 @@ beforeAll(async () => {
       "bin",
       "src",
       "docs",
-      "examples"
+      "examples",
+      "systemd"
     ]
   ) {
     cpSync(path.join(root, entry), path.join(pkg, entry), { recursive: true })
@@ -174,7 +175,7 @@ afterAll(() => {
 })
 
 describe("the packed package", () => {
-  it("ships the built library, its types, the executables, the guides and examples; no source, no tests, no code cache", () => {
+  it("ships the built library, its types, the executables, the guides, examples and systemd units; no source, no tests, no code cache", () => {
     const installed = path.join(app, "node_modules/@lazurio/buddy")
     const files = readdirSync(installed, { recursive: true, encoding: "utf8" })
     for (const file of ["dist/lib/index.js", "dist/lib/index.d.ts", "dist/lib/client/index.js"]) {
@@ -186,6 +187,15 @@ describe("the packed package", () => {
     for (const file of ["bin/buddy-simulator.js", "dist/simulator.js", "dist/recorded.json"]) {
       expect(files).toContain(file)
     }
+    // The systemd units the operator guide installs from the package (issue 24).
+    for (
+      const file of [
+        "systemd/buddy.service",
+        "systemd/system/buddy.service",
+        "systemd/system/buddy.socket",
+        "systemd/system/buddy.service.d/socket.conf"
+      ]
+    ) expect(files).toContain(file)
     // Every guide and example the README points to ships with it.
     const readme = readFileSync(path.join(installed, "README.md"), "utf8")
     const named = [

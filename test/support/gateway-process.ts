@@ -215,15 +215,51 @@ const nobodyAnswers = (socketPath: string): Promise<boolean> =>
     socket.once("error", (e: NodeJS.ErrnoException) => resolve(e.code === "ECONNREFUSED" || e.code === "ENOENT"))
   })
 
-/** Starts the fake gateway in a child process; resolves once it listens (rejects within 15 s if it never does). */
-export const spawnGateway = async (options: FakeGatewayOptions = {}): Promise<RemoteGateway> =>
-  start(await gatewayBundle(), options)
+/** Another account to run the gateway as (root only): its home and socket are then that account's. */
+export interface RunAs {
+  readonly uid: number
+  readonly gid: number
+}
 
-const start = (bundle: string, options: FakeGatewayOptions): Promise<RemoteGateway> =>
+/**
+ * The bundle where `as` may read it: our cache is private, so another account gets a copy (and its
+ * map) in a directory of its own, removed with `remove`.
+ */
+const readableBundle = async (
+  as: RunAs | undefined
+): Promise<{ readonly file: string; readonly remove: () => Promise<void> }> => {
+  const file = await gatewayBundle()
+  if (as === undefined) return { file, remove: async () => {} }
+  const dir = await fsp.mkdtemp(path.join(os.tmpdir(), "buddy-gateway-shared-"))
+  await fsp.chmod(dir, 0o755)
+  for (const from of [file, `${file}.map`]) {
+    const to = path.join(dir, path.basename(from))
+    await fsp.copyFile(from, to)
+    await fsp.chmod(to, 0o644)
+  }
+  return { file: path.join(dir, path.basename(file)), remove: () => fsp.rm(dir, { recursive: true, force: true }) }
+}
+
+/**
+ * Starts the fake gateway in a child process, as `as` when given; resolves once it listens (rejects
+ * within 15 s if it never does).
+ */
+export const spawnGateway = async (options: FakeGatewayOptions = {}, as?: RunAs): Promise<RemoteGateway> => {
+  const bundle = await readableBundle(as)
+  return start(bundle.file, options, as, bundle.remove)
+}
+
+const start = (
+  bundle: string,
+  options: FakeGatewayOptions,
+  as: RunAs | undefined,
+  removeBundle: () => Promise<void>
+): Promise<RemoteGateway> =>
   new Promise((resolveSpawn, rejectSpawn) => {
     const child = fork(bundle, [JSON.stringify(options)], {
       execArgv: ["--enable-source-maps"],
-      stdio: ["ignore", "pipe", "pipe", "ipc"]
+      stdio: ["ignore", "pipe", "pipe", "ipc"],
+      ...(as === undefined ? {} : { uid: as.uid, gid: as.gid })
     })
     children.add(child)
     let output = ""
@@ -245,6 +281,7 @@ const start = (bundle: string, options: FakeGatewayOptions): Promise<RemoteGatew
         // "close" comes after the stdio pipes drained, so `said()` holds the last words.
         child.once("close", (code, signal) => {
           children.delete(child)
+          void removeBundle()
           ended = signal === null ? `exited with ${code}` : `was killed by ${signal}`
           const died = new Error(`gateway process ${child.pid} ${ended}; it said: ${said()}`)
           for (const call of pending.values()) call.settle(died)
@@ -388,9 +425,9 @@ afterEach(async () => {
   if (failures.length > 0) throw failures[0]
 })
 
-/** A fake gateway in another process, closed after the test. */
-export const gatewayProcess = async (options: FakeGatewayOptions = {}): Promise<RemoteGateway> => {
-  const gateway = await spawnGateway(options)
+/** A fake gateway in another process (as another account: `as`), closed after the test. */
+export const gatewayProcess = async (options: FakeGatewayOptions = {}, as?: RunAs): Promise<RemoteGateway> => {
+  const gateway = await spawnGateway(options, as)
   cleanups.push(() => gateway.close())
   return gateway
 }
