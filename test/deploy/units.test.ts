@@ -20,6 +20,7 @@ import {
   groupId,
   GUIDE,
   guideSnippet,
+  isRoot,
   parseAnswer,
   REPO,
   SYSTEM_SOCKET,
@@ -261,7 +262,6 @@ describe.skipIf(!hasActivate)("socket activation (LISTEN_FDS), as buddy.socket d
   // systemd-socket-activate makes the socket (always 0644, its owner the caller) and starts buddy at
   // the first connection: before that, the test gives the socket the mode and group buddy.socket's
   // SocketMode= and SocketGroup= would.
-  const isRoot = process.getuid?.() === 0
   const cases = [
     { mode: 0o600, group: undefined },
     ...(isRoot ? [{ mode: 0o660, group: "www-data" }] : [])

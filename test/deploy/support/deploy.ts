@@ -5,7 +5,7 @@
 // process that must keep them (buddy serve in the proxy's group, Caddy) is started through
 // util-linux's setpriv with --init-groups, as systemd's User= would start it.
 import { execFileSync, spawn } from "node:child_process"
-import { existsSync, readFileSync } from "node:fs"
+import { readFileSync } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as net from "node:net"
 import * as path from "node:path"
@@ -66,7 +66,7 @@ export const substitute = (text: string, from: string, to: string): string => {
 // --- the systemd units --------------------------------------------------------------------------
 
 /** A unit file's settings: each `Key=value` line under its section, in order, comments left out. */
-export const unitSettings = (
+const unitSettings = (
   text: string
 ): ReadonlyArray<{ readonly section: string; readonly key: string; readonly value: string }> => {
   let section = ""
@@ -116,12 +116,6 @@ export const account = (name: string): Account => ({ name, uid: idOf("-u", name)
 export const groupId = (name: string): number => {
   const entry = execFileSync("getent", ["group", name], { encoding: "utf8" }).trim()
   return Number(entry.split(":")[2])
-}
-
-/** The members `getent group` lists for a group (its supplementary members). */
-export const groupMembers = (name: string): ReadonlyArray<string> => {
-  const entry = execFileSync("getent", ["group", name], { encoding: "utf8" }).trim()
-  return (entry.split(":")[3] ?? "").split(",").filter((member) => member !== "")
 }
 
 // Test files run in parallel and useradd refuses to run beside another: one at a time, under a lock
@@ -320,5 +314,3 @@ export const ownedDirectory = async (dir: string, owner: Account, mode: number):
   await fs.chmod(dir, mode)
   return dir
 }
-
-export const programPresent = (file: string): boolean => existsSync(file)
