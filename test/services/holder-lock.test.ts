@@ -260,7 +260,7 @@ describe("a stale holder", () => {
     Effect.gen(function*() {
       const { holder, home } = yield* lockScene
       const { lock } = yield* lockFor(home)
-      yield* lockDirectory(holder, { live: true })
+      yield* lockDirectory(holder, { socket: "live" })
       for (const content of ["", "x\n", "0\n", "12345678901\n", "-5\n", "4711x"]) {
         yield* run(() => fs.writeFile(path.join(holder, "pid"), content))
         expect([content, yield* refusalOf(lock.take)]).toStrictEqual([content, heldByPid(undefined)])
@@ -268,6 +268,40 @@ describe("a stale holder", () => {
       yield* run(() => fs.writeFile(path.join(holder, "pid"), " 4711 \n"))
       expect(yield* refusalOf(lock.take)).toStrictEqual(heldByPid(4711))
       // Nothing of the live holder's was touched.
+      expect(yield* namesIn(holder)).toStrictEqual(["pid", "s"])
+    }))
+})
+
+describe("a live holder", () => {
+  it.scopedLive("is held when its process is stopped and its socket's queue is full (EAGAIN), never taken for stale", () =>
+    Effect.gen(function*() {
+      const { holder, home } = yield* lockScene
+      const { lock } = yield* lockFor(home)
+      yield* lockDirectory(holder, { pid: "4711\n", socket: "stopped" })
+      expect(yield* refusalOf(lock.take)).toStrictEqual(heldByPid(4711))
+      expect(yield* namesIn(holder)).toStrictEqual(["pid", "s"])
+    }))
+
+  it.scopedLive("that cannot move its directory back on release lets the lock go all the same, and takes it again later", () =>
+    Effect.gen(function*() {
+      const { area, holder, home } = yield* lockScene
+      const first = yield* lockFor(home)
+      const second = yield* lockFor(home)
+      yield* first.lock.take
+      yield* first.lock.release
+      const [own] = yield* namesIn(area).pipe(Effect.map((names) => names.filter((name) => name.startsWith("p-"))))
+      yield* first.lock.take
+      // Something of the account's own where the holder's directory goes back to.
+      yield* run(() => fs.writeFile(path.join(area, own!), "in the way"))
+      yield* first.lock.release
+      // Its directory stays at holder, emptied (its socket closed, its pid gone): stale, so the other takes over.
+      expect(yield* namesIn(holder)).toStrictEqual([])
+      yield* second.lock.take
+      expect(yield* refusalOf(first.lock.take)).toStrictEqual(heldByPid(process.pid))
+      expect(yield* read(path.join(area, own!))).toBe("in the way")
+      yield* second.lock.release
+      // It makes a directory of its own anew.
+      yield* first.lock.take
       expect(yield* namesIn(holder)).toStrictEqual(["pid", "s"])
     }))
 })
@@ -280,7 +314,7 @@ describe("the sweep at a layer's first take", () => {
       yield* lockDirectory(path.join(area, "p-4001-deadbeef"), { pid: "4001\n" })
       // Killed between its socket's bind and its pid: a refusing socket may be one not yet listening.
       yield* lockDirectory(path.join(area, "p-4002-0badf00d"))
-      yield* lockDirectory(path.join(area, "p-4003-feedface"), { pid: "4003\n", live: true })
+      yield* lockDirectory(path.join(area, "p-4003-feedface"), { pid: "4003\n", socket: "live" })
       yield* run(() => fs.mkdir(path.join(area, "p-4004-00000000"), { mode: 0o700 }))
       yield* lockDirectory(path.join(area, "kept"), { pid: "4005\n" })
       const { lock } = yield* lockFor(home)

@@ -6,6 +6,7 @@ import * as fs from "node:fs/promises"
 import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
+import { Worker } from "node:worker_threads"
 import { BuddyConfig } from "../../../src/services/BuddyConfig.js"
 import type { GatewayError } from "../../../src/services/GatewayError.js"
 import type { HolderBusy } from "../../../src/services/HolderBusy.js"
@@ -85,12 +86,52 @@ export const liveSocket = (file: string) =>
     (server) => Effect.promise(() => new Promise<void>((resolve) => server.close(() => resolve())))
   )
 
-/** A directory of the lock as buddy makes one: 0700, its socket (dead unless `live`), and `pid` when given. */
-export const lockDirectory = (directory: string, options: { readonly pid?: string; readonly live?: boolean } = {}) =>
+/**
+ * A socket at `file` whose process is stopped (kill -STOP): it listens, with a queue of one, on a
+ * thread whose event loop is blocked, so nothing is accepted; two connections fill the queue and
+ * every further one fails EAGAIN at once. Freed with the test's scope.
+ */
+export const stoppedSocket = (file: string) =>
+  Effect.acquireRelease(
+    Effect.promise(async () => {
+      const flag = new Int32Array(new SharedArrayBuffer(4))
+      const worker = new Worker(
+        `const { workerData, parentPort } = require("node:worker_threads")
+        const server = require("node:net").createServer()
+        server.listen({ path: workerData.file, backlog: 1 }, () => {
+          parentPort.postMessage("listening")
+          Atomics.wait(new Int32Array(workerData.flag), 0, 0)
+        })`,
+        { eval: true, workerData: { file, flag: flag.buffer } }
+      )
+      await new Promise((resolve) => worker.once("message", resolve))
+      const queued = await Promise.all([0, 1].map(() =>
+        new Promise<net.Socket>((resolve) => {
+          const socket = net.connect({ path: file }, () => resolve(socket))
+        })
+      ))
+      return { flag, worker, queued }
+    }),
+    ({ flag, queued, worker }) =>
+      Effect.promise(async () => {
+        queued.forEach((socket) => socket.destroy())
+        Atomics.store(flag, 0, 1)
+        Atomics.notify(flag, 0)
+        await worker.terminate()
+      })
+  )
+
+/** A directory of the lock as buddy makes one: 0700, its socket (dead unless said), and `pid` when given. */
+export const lockDirectory = (
+  directory: string,
+  options: { readonly pid?: string; readonly socket?: "dead" | "live" | "stopped" } = {}
+) =>
   Effect.gen(function*() {
     yield* Effect.promise(() => fs.mkdir(directory, { recursive: true, mode: 0o700 }))
-    if (options.live === true) yield* liveSocket(path.join(directory, "s"))
-    else yield* deadSocket(path.join(directory, "s"))
+    const socket = path.join(directory, "s")
+    if (options.socket === "live") yield* liveSocket(socket)
+    else if (options.socket === "stopped") yield* stoppedSocket(socket)
+    else yield* deadSocket(socket)
     if (options.pid !== undefined) {
       yield* Effect.promise(() => fs.writeFile(path.join(directory, "pid"), options.pid!, { mode: 0o600 }))
     }
