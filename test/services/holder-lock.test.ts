@@ -6,6 +6,7 @@
 // account): test/boundary/holder-lock.test.ts. macOS and the BSDs: holder-lock-exlock.test.ts.
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Effect, Either, Exit, Layer, Scope } from "effect"
+import { execFileSync } from "node:child_process"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { type FakeGateway, makeFakeGateway } from "../../fixtures/fake-gateway.js"
@@ -42,6 +43,7 @@ describe("the holder lock", () => {
       // The holder's own directory, renamed into place: its socket and its pid, nothing else.
       expect(yield* namesIn(holder)).toStrictEqual(["pid", "s"])
       expect(yield* read(path.join(holder, "pid"))).toBe(`${process.pid}\n`)
+      expect((yield* run(() => fs.lstat(path.join(holder, "pid")))).mode & 0o777).toBe(0o600)
       const areaStats = yield* run(() => fs.lstat(area))
       expect({ mode: areaStats.mode & 0o777, directory: areaStats.isDirectory() }).toStrictEqual({
         mode: 0o700,
@@ -50,6 +52,8 @@ describe("the holder lock", () => {
       yield* first.lock.release
       yield* first.lock.release
       yield* second.lock.take
+      // A release of a lock not held moves nothing, whoever holds it now.
+      yield* first.lock.release
       expect(yield* refusalOf(first.lock.take)).toStrictEqual(heldByPid(process.pid))
       yield* Scope.close(second.scope, Exit.void)
       yield* first.lock.take
@@ -219,6 +223,46 @@ describe("a place that is not buddy's own", () => {
       expect(yield* namesIn(holder)).toStrictEqual(["s"])
     }))
 
+  it.scopedLive("is refused with the system's code where the system refuses: a path too long, a directory that cannot change, descriptors that name nothing", () =>
+    Effect.gen(function*() {
+      const { area, holder, home, root } = yield* lockScene
+      // A home whose real path fits (4 090 bytes) and whose area does not (PATH_MAX is 4 096).
+      const deep = path.join(root, ...Array.from({ length: 20 }, () => "d".repeat(200)))
+      const long = deep + path.sep + "h".repeat(4090 - deep.length - 1)
+      yield* run(() => fs.mkdir(long, { recursive: true, mode: 0o700 }))
+      const tooLong = yield* lockFor(long)
+      expect(yield* refusalOf(tooLong.lock.take)).toStrictEqual(
+        unavailableAt(path.join(long, ".buddy-lock"), "system", { code: "ENAMETOOLONG" })
+      )
+      // An area nobody may change, root included (chattr +i): the rename is refused EPERM.
+      const { lock } = yield* lockFor(home)
+      yield* lock.take
+      yield* lock.release
+      yield* Effect.acquireRelease(
+        Effect.sync(() => execFileSync("chattr", ["+i", area])),
+        () => Effect.sync(() => execFileSync("chattr", ["-i", area]))
+      )
+      expect(yield* refusalOf(lock.take)).toStrictEqual(unavailableAt(holder, "system", { code: "EPERM" }))
+      // Descriptors that name nothing: the socket cannot be bound (libuv says EACCES for a bind into
+      // a directory that is not there), and nothing of the process's own directory is left.
+      const fake = path.join(root, "no-fds")
+      const other = path.join(root, "other-hermes")
+      yield* run(() => fs.mkdir(fake))
+      yield* run(() => fs.mkdir(other, { mode: 0o700 }))
+      const unnamed = yield* lockFor(other, { ...liveSystem, descriptors: fake })
+      const otherArea = path.join(other, ".buddy-lock")
+      expect(yield* refusalOf(unnamed.lock.take)).toStrictEqual({
+        reason: "unavailable",
+        holder: undefined,
+        place: {
+          path: expect.stringMatching(new RegExp(`^${otherArea}/p-${process.pid}-[0-9a-f]{8}$`)),
+          problem: "system",
+          code: "EACCES"
+        }
+      })
+      expect(yield* namesIn(otherArea)).toStrictEqual([])
+    }))
+
   it.scopedLive("is refused where /proc/self/fd is missing, and on a system buddy has no lock for, making nothing", () =>
     Effect.gen(function*() {
       const { area, home, root } = yield* lockScene
@@ -238,12 +282,13 @@ describe("a place that is not buddy's own", () => {
 })
 
 describe("a stale holder", () => {
-  it.scopedLive("is taken over at once: a dead socket, no socket, or an empty directory", () =>
+  it.scopedLive("is taken over at once: a dead socket with or without its pid, no socket, or an empty directory", () =>
     Effect.gen(function*() {
       const { holder, home } = yield* lockScene
       const { lock } = yield* lockFor(home)
       const stale = [
         lockDirectory(holder, { pid: "4242\n" }),
+        lockDirectory(holder),
         Effect.zipRight(lockDirectory(holder, { pid: "4242\n" }), run(() => fs.unlink(path.join(holder, "s")))),
         run(() => fs.mkdir(holder, { mode: 0o700 }))
       ]
@@ -261,6 +306,7 @@ describe("a stale holder", () => {
       const { holder, home } = yield* lockScene
       const { lock } = yield* lockFor(home)
       yield* lockDirectory(holder, { socket: "live" })
+      expect(yield* refusalOf(lock.take)).toStrictEqual(heldByPid(undefined))
       for (const content of ["", "x\n", "0\n", "12345678901\n", "-5\n", "4711x"]) {
         yield* run(() => fs.writeFile(path.join(holder, "pid"), content))
         expect([content, yield* refusalOf(lock.take)]).toStrictEqual([content, heldByPid(undefined)])
