@@ -1,7 +1,8 @@
 // A minimal Hermes gateway stand-in for the bench, in a process of its own: a Unix socket at
 // <home>/gateway.sock (0600, in a 0700 home of ours, so buddy's C1 checks pass) answering identify
 // and session-ticket with Hermes's recorded lines, and a loopback HTTP server answering the
-// recorded provider list. No Effect and no checks: it must cost the client as little as possible.
+// recorded provider list (a DELETE, the recorded sign-out). No Effect and no checks: it must cost
+// the client as little as possible.
 //   node bench/standin.mjs <home>   prints {"origin":…,"socket":…,"home":…} once both listen;
 //   it exits when its stdin closes (the bench ended, however it ended).
 import { randomBytes, randomUUID } from "node:crypto"
@@ -20,11 +21,14 @@ const str = (value) => JSON.stringify(value).slice(1, -1)
 const instanceId = randomUUID().replaceAll("-", "")
 const idMember = ", \"id\": 1"
 const body = Buffer.from(render(answers["providers-signed-in"].body, { xai_source_label: "xAI Grok OAuth" }))
+// The sign-out's answer (bench/holder-lock.ts): every DELETE signs out.
+const signedOut = Buffer.from(answers["sign-out-ok"].body)
 
 const api = createHttpServer((request, response) => {
   request.resume()
-  response.writeHead(200, { "content-type": "application/json", "content-length": body.length })
-  response.end(body)
+  const answer = request.method === "DELETE" ? signedOut : body
+  response.writeHead(200, { "content-type": "application/json", "content-length": answer.length })
+  response.end(answer)
 })
 await new Promise((resolve) => api.listen(0, "127.0.0.1", resolve))
 const origin = `http://127.0.0.1:${api.address().port}`

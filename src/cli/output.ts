@@ -70,9 +70,7 @@ export const refuse = (output: Output, refusal: Refusal): Effect.Effect<never, E
     ? Effect.zipRight(
       output.fail(
         { kind: "blocked", reason: refusal.reason },
-        refusal.holder === undefined
-          ? words.blockedReason[refusal.reason]
-          : words.heldElsewhere(refusal.holder.holder, refusal.holder.unusable)
+        refusal.lock === undefined ? words.blockedReason[refusal.reason] : words.lockRefusal(refusal.lock)
       ),
       Effect.fail(new ExitCode({ code: 4 }))
     )

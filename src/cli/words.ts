@@ -3,7 +3,10 @@
 // typed by the closed unions, so a new reason does not compile without its words, and a test walks
 // the Schema literals so one cannot ship without them either. No Hermes text, no internals.
 import { Option } from "effect"
+import * as nodePath from "node:path"
 import type { BlockedReason, BuddyState, GatewayReason, SignInState } from "../schema/reasons.js"
+import type { HolderBusy, LockPlace } from "../services/HolderBusy.js"
+import { ownUid } from "../services/private-directory.js"
 
 /** Why the gateway could not be used. Each is a whole sentence; some follow a colon. */
 export const gatewayReason: Readonly<Record<GatewayReason, string>> = {
@@ -22,25 +25,76 @@ export const gatewayReason: Readonly<Record<GatewayReason, string>> = {
   lost: "The connection to Hermes closed before its answer was complete."
 }
 
+/** Another buddy process holds the sign-in for this Hermes (C4.1): its process id when it wrote it. */
+export const heldElsewhere = (holder: Option.Option<number>): string =>
+  `Another buddy${
+    Option.match(holder, { onNone: () => "", onSome: (pid) => ` (process ${pid})` })
+  } holds a sign-in for this Hermes, so nothing was changed. ` +
+  "Its lock goes when that sign-in ends or that buddy stops."
+
+const octal = (mode: number) => `0${mode.toString(8).padStart(3, "0")}`
+
+/** What is in the lock's way (D39), in words, then the fix: each names the path. */
+const inTheWay = (place: LockPlace): ReadonlyArray<string> => {
+  const { path } = place
+  switch (place.problem) {
+    case "link":
+      return [`${path} is a symbolic link.`, `Fix: rm ${path} (buddy makes its own there)`]
+    case "not-directory":
+      return [`${path} is not a directory.`, `Fix: rm ${path} (buddy makes its own there)`]
+    case "not-file":
+      return [`${path} is not a regular file.`, `Fix: rm -r ${path} (buddy makes its own there)`]
+    case "hard-link":
+      return [
+        `${path} has ${place.found} names (a hard link): another name could be someone else's.`,
+        `Fix: rm ${path} (buddy makes its own there)`
+      ]
+    case "foreign":
+      return [
+        `${path} belongs to uid ${place.found}, not to you (uid ${ownUid()}).`,
+        `Fix: sudo rm -r ${path} (buddy makes its own there)`
+      ]
+    case "open":
+      return [`${path} has mode ${octal(place.found ?? 0)}: others may use it.`, `Fix: chmod go= ${path}`]
+    case "unknown-entries":
+      return [
+        `${path} holds files buddy did not put there, so it cannot be cleared.`,
+        `Fix: look at them (ls -la ${path}), then, while no buddy runs: rm -r ${path}`
+      ]
+    case "system":
+      return [
+        `${path}: the system refused (${place.code}).`,
+        place.code === "EROFS"
+          ? "Hermes's home is on a read-only filesystem; buddy keeps its lock beside it and needs to write there."
+          : `Check that you can write there: ls -ld ${nodePath.dirname(path)}`
+      ]
+    case "no-proc":
+      return [
+        `${path} is missing: buddy reaches its lock through it on Linux.`,
+        "Fix: mount /proc (in a container, do not mask /proc/self/fd)"
+      ]
+    case "unsupported":
+      return [`buddy has no sign-in lock on this system (${place.code}); it has one on Linux, macOS and the BSDs.`]
+  }
+}
+
 /**
- * Another buddy process holds the sign-in for this Hermes (C4.1): its process id when its lock
- * file tells it, or why the lock could not be taken at all.
+ * Why the holder lock (C4.1) was not taken, on the terminal only: another buddy holds it (its process
+ * id when it wrote it), or what is in its way, where, and the command that fixes it.
  */
-export const heldElsewhere = (holder: Option.Option<number>, unusable: Option.Option<string>): string =>
-  Option.match(unusable, {
-    onSome: (why) => `buddy could not take its sign-in lock for this Hermes (${why}), so nothing was changed.`,
-    onNone: () =>
-      `Another buddy${
-        Option.match(holder, { onNone: () => "", onSome: (pid) => ` (process ${pid})` })
-      } holds a sign-in for this Hermes, so nothing was changed. ` +
-      "Its lock goes when that sign-in ends or that buddy stops."
+export const lockRefusal = (busy: HolderBusy): string =>
+  Option.match(busy.place, {
+    onNone: () => heldElsewhere(busy.holder),
+    onSome: (place) =>
+      ["buddy could not take its sign-in lock for this Hermes, so nothing was changed.", ...inTheWay(place)].join("\n")
   })
 
 /** Why an operation changed nothing. */
 export const blockedReason: Readonly<Record<BlockedReason, string>> = {
   "hermes-outdated": "Buddy needs an update before he can be signed in here.",
   "sign-in-running": "A sign-in is still running on Hermes and could not be ended, so nothing was changed.",
-  "sign-in-unknown": "That sign-in is not the one this buddy is holding."
+  "sign-in-unknown": "That sign-in is not the one this buddy is holding.",
+  "lock-unavailable": "Buddy's sign-in lock for this Hermes could not be taken, so nothing was changed."
 }
 
 /** Each sign-in state, as the line that reports a change to it. */

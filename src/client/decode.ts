@@ -21,7 +21,10 @@ import {
 
 /** A refusal, tagged by `kind` like the success bodies: what the app said instead of doing it. */
 export type Refusal =
-  /** 409: nothing changed (C4.5); `sign-in-unknown`: the handle is not the current holder's. */
+  /**
+   * 409: nothing changed (C4.5); `sign-in-unknown`: the handle is not the current holder's;
+   * `lock-unavailable`: buddy's sign-in lock cannot be taken (an operator must fix its place).
+   */
   | { readonly kind: "blocked"; readonly reason: BlockedReason }
   /** 503: the gateway could not be reached or failed, with its closed reason (C7). */
   | { readonly kind: "unavailable"; readonly reason: GatewayReason }

@@ -20,8 +20,11 @@ export const GatewayReason = Schema.Literal(
 )
 export type GatewayReason = typeof GatewayReason.Type
 
-/** Why a sign-in operation changed nothing (C4 rule 5, C6 409). */
-export const BlockedReason = Schema.Literal("hermes-outdated", "sign-in-running", "sign-in-unknown")
+/**
+ * Why a sign-in operation changed nothing (C4 rule 5, C6 409); `lock-unavailable`: the holder lock
+ * (C4.1) cannot be taken at all, so a start or a sign-out refuses rather than run unlocked.
+ */
+export const BlockedReason = Schema.Literal("hermes-outdated", "sign-in-running", "sign-in-unknown", "lock-unavailable")
 export type BlockedReason = typeof BlockedReason.Type
 
 /** The closed sign-in states (C4 rule 10). */

@@ -172,6 +172,11 @@ export const refusals:
     "hermes-outdated": entry(409, "blocked", "Hermes lacks the cancellation contract: nothing changed"),
     "sign-in-running": entry(409, "blocked", "a held sign-in could not be ended: nothing changed"),
     "sign-in-unknown": entry(409, "blocked", "the handle is not the current holder's"),
+    "lock-unavailable": entry(
+      409,
+      "blocked",
+      "the holder lock cannot be taken (its place beside Hermes's home is not buddy's, or the system refuses): nothing changed"
+    ),
     "buddy-unavailable": entry(503, "unavailable", "the gateway could not be reached or failed (C7 reason)"),
     "operation-failed": entry(500, "error", "anything unforeseen"),
     "host-mismatch": entry(
@@ -221,7 +226,7 @@ export interface Operation {
 }
 
 /** The blocked reasons SignIn gives each operation (C4.2, C4.5, C4.8; src/services/SignIn.ts). */
-const replacing = ["hermes-outdated", "sign-in-running", "buddy-unavailable"] as const
+const replacing = ["hermes-outdated", "sign-in-running", "lock-unavailable", "buddy-unavailable"] as const
 const holding = ["hermes-outdated", "sign-in-running", "sign-in-unknown", "buddy-unavailable"] as const
 
 export const operations = {

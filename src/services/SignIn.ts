@@ -18,12 +18,12 @@ import { sharedReading } from "./shared-reading.js"
 import { Ticket } from "./Ticket.js"
 
 /**
- * The operation changed nothing (C4.5, C6 409). `holder` is another process's id when it is that
- * process's holder lock that blocked it (C4.1), for the CLI's words; answers carry only the reason.
+ * The operation changed nothing (C4.5, C6 409). `lock` is why the holder lock was not taken (C4.1:
+ * another process holds it, or it is in the way), for the CLI's words; answers carry only the reason.
  */
 export class Blocked extends Data.TaggedError("Blocked")<{
   readonly reason: BlockedReason
-  readonly holder?: HolderBusy
+  readonly lock?: HolderBusy
 }> {}
 /** The gateway could not be reached or failed (C7, C6 503). */
 export class Unavailable extends Data.TaggedError("Unavailable")<{ readonly reason: GatewayReason }> {}
@@ -131,9 +131,16 @@ export const SignInLive = Layer.effect(
     const endAs = (handle: string, state: Ending) =>
       Effect.zipRight(release, Ref.update(endings, (known) => remember(known, handle, state)))
 
-    /** Another buddy holds a sign-in for this Hermes: nothing is sent to Hermes (C4.1). */
+    /**
+     * Another buddy holds a sign-in for this Hermes, or the lock cannot be taken (its own reason, never
+     * sign-in-running), or the home is missing or unsafe (what C1 says of it): nothing is sent to Hermes (C4.1).
+     */
     const takeLock = lock.take.pipe(
-      Effect.mapError((holder) => new Blocked({ reason: "sign-in-running", holder }))
+      Effect.mapError((error): Refusal =>
+        error._tag === "GatewayError"
+          ? unavailable(error)
+          : new Blocked({ reason: error.reason === "held" ? "sign-in-running" : "lock-unavailable", lock: error })
+      )
     )
 
     const identify = tickets.identify.pipe(Effect.mapError(unavailable))

@@ -149,15 +149,34 @@ const socketOf = (home: string, direct: Stats | string, deadline: Deadline): Eff
       Effect.flatMap((text) => followPointer(home, text, deadline))
     )
 
-/**
- * The whole of C1: the real home and the socket to dial, or the closed reason why not. A symlinked
- * home is followed; no home at all means no gateway has ever run here: not running. The home and
- * its direct socket are looked at in one wait instead of two (D25.7); the home's verdict comes first.
- */
-export const locate = (override: string | undefined, deadline: Deadline): Effect.Effect<Located, GatewayError> =>
+/** C1.1: the configured home's real path; no home at all means no gateway has ever run here: not running. */
+const realHome = (override: string | undefined, deadline: Deadline) =>
   configuredHome(override).pipe(
     Effect.flatMap((home) => fsCall(deadline, () => fsp.realpath(home))),
-    Effect.mapError(failedAs("unsafe-home", "not-running")),
+    Effect.mapError(failedAs("unsafe-home", "not-running"))
+  )
+
+/**
+ * C1.1 alone, for what buddy keeps beside Hermes's home (the holder lock, D39): the real home if it
+ * is our private directory, refused with exactly the reason `locate` would give.
+ */
+export const privateRealHome = (
+  override: string | undefined,
+  deadline: Deadline
+): Effect.Effect<string, GatewayError> =>
+  Effect.flatMap(realHome(override, deadline), (home) =>
+    fsCall(deadline, () => fsp.lstat(home)).pipe(
+      Effect.mapError(failedAs("unsafe-home", "not-running")),
+      Effect.flatMap((stats) => (privateHome(stats) ? Effect.succeed(home) : refuse("unsafe-home")))
+    ))
+
+/**
+ * The whole of C1: the real home and the socket to dial, or the closed reason why not. A symlinked
+ * home is followed (`realHome`). The home and its direct socket are looked at in one wait instead of
+ * two (D25.7); the home's verdict comes first.
+ */
+export const locate = (override: string | undefined, deadline: Deadline): Effect.Effect<Located, GatewayError> =>
+  realHome(override, deadline).pipe(
     Effect.flatMap((home) =>
       fsCall(deadline, () => Promise.all([fsp.lstat(home), lstatOrCode(nodePath.join(home, "gateway.sock"))])).pipe(
         Effect.mapError(failedAs("unsafe-home", "not-running")),

@@ -1,8 +1,7 @@
-// buddy's own runtime directory (C4.1, C6 "Who may reach it"): where `buddy serve`'s socket and
-// the holder lock of each Hermes home live, never in Hermes's home (D21). Every process of one
-// account must find the same one, so it does not hang on one environment variable alone, and it is
-// made or checked with the rules C1 applies to Hermes's socket directory: a real directory (no
-// link), ours, closed to group and others.
+// buddy's own directories, made or checked with the rules C1 applies to Hermes's socket directory:
+// a real directory (no link), ours, closed to group and others. Its runtime directory (C6 "Who may
+// reach it") is where `buddy serve`'s socket lives; the holder lock's area, beside Hermes's home
+// (C4.1, D39: lock-area.ts), is checked the same way.
 import { Data, Effect } from "effect"
 import { existsSync } from "node:fs"
 import * as fsp from "node:fs/promises"

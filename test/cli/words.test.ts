@@ -1,9 +1,11 @@
 // The words table (src/cli/words.ts): every closed reason and state from src/schema/reasons.ts has
 // exactly one sentence of its own, walked from the Schema literals themselves, so a reason added
 // to a union without words fails here (and, since the tables are typed by the unions, to compile).
+import { Option } from "effect"
 import { describe, expect, it } from "vitest"
 import * as words from "../../src/cli/words.js"
 import { BlockedReason, BuddyState, GatewayReason, SignInState } from "../../src/schema/reasons.js"
+import { heldBy, type LockProblem, lockUnavailable } from "../../src/services/HolderBusy.js"
 
 const tables: Array<[string, ReadonlyArray<string>, Readonly<Record<string, string>>]> = [
   ["gateway reason", GatewayReason.literals, words.gatewayReason],
@@ -49,5 +51,82 @@ describe("the words", () => {
         `Buddy's state is unknown: ${words.gatewayReason[reason]}`
       )
     }
+  })
+})
+
+describe("the holder lock's words (C8, D39): on the terminal only, --json keeps the closed reason", () => {
+  const first = "buddy could not take its sign-in lock for this Hermes, so nothing was changed."
+  const area = "/home/buddy/.hermes/.buddy-lock"
+  const said = (problem: LockProblem, detail: { found?: number; code?: string } = {}, at = area) =>
+    words.lockRefusal(lockUnavailable(at, problem, detail)).split("\n")
+
+  it("name the holder's process when it wrote it", () => {
+    expect(words.lockRefusal(heldBy(Option.some(4711)))).toBe(
+      "Another buddy (process 4711) holds a sign-in for this Hermes, so nothing was changed. " +
+        "Its lock goes when that sign-in ends or that buddy stops."
+    )
+    expect(words.lockRefusal(heldBy(Option.none()))).toBe(
+      "Another buddy holds a sign-in for this Hermes, so nothing was changed. " +
+        "Its lock goes when that sign-in ends or that buddy stops."
+    )
+  })
+
+  it("name the path in the way, what is wrong with it, and the command that fixes it", () => {
+    const uid = process.getuid?.() ?? -1
+    expect(said("link")).toStrictEqual([
+      first,
+      `${area} is a symbolic link.`,
+      `Fix: rm ${area} (buddy makes its own there)`
+    ])
+    expect(said("not-directory")).toStrictEqual([
+      first,
+      `${area} is not a directory.`,
+      `Fix: rm ${area} (buddy makes its own there)`
+    ])
+    expect(said("not-file", {}, `${area}/holder.lock`)).toStrictEqual([
+      first,
+      `${area}/holder.lock is not a regular file.`,
+      `Fix: rm -r ${area}/holder.lock (buddy makes its own there)`
+    ])
+    expect(said("hard-link", { found: 2 }, `${area}/holder.lock`)).toStrictEqual([
+      first,
+      `${area}/holder.lock has 2 names (a hard link): another name could be someone else's.`,
+      `Fix: rm ${area}/holder.lock (buddy makes its own there)`
+    ])
+    expect(said("foreign", { found: 65534 })).toStrictEqual([
+      first,
+      `${area} belongs to uid 65534, not to you (uid ${uid}).`,
+      `Fix: sudo rm -r ${area} (buddy makes its own there)`
+    ])
+    expect(said("open", { found: 0o755 })).toStrictEqual([
+      first,
+      `${area} has mode 0755: others may use it.`,
+      `Fix: chmod go= ${area}`
+    ])
+    expect(said("open", { found: 0o7 })).toContain(`${area} has mode 0007: others may use it.`)
+    expect(said("unknown-entries", {}, `${area}/holder`)).toStrictEqual([
+      first,
+      `${area}/holder holds files buddy did not put there, so it cannot be cleared.`,
+      `Fix: look at them (ls -la ${area}/holder), then, while no buddy runs: rm -r ${area}/holder`
+    ])
+    expect(said("system", { code: "EACCES" })).toStrictEqual([
+      first,
+      `${area}: the system refused (EACCES).`,
+      "Check that you can write there: ls -ld /home/buddy/.hermes"
+    ])
+    expect(said("system", { code: "EROFS" })).toStrictEqual([
+      first,
+      `${area}: the system refused (EROFS).`,
+      "Hermes's home is on a read-only filesystem; buddy keeps its lock beside it and needs to write there."
+    ])
+    expect(said("no-proc", {}, "/proc/self/fd")).toStrictEqual([
+      first,
+      "/proc/self/fd is missing: buddy reaches its lock through it on Linux.",
+      "Fix: mount /proc (in a container, do not mask /proc/self/fd)"
+    ])
+    expect(said("unsupported", { code: "win32" })).toStrictEqual([
+      first,
+      "buddy has no sign-in lock on this system (win32); it has one on Linux, macOS and the BSDs."
+    ])
   })
 })

@@ -5,8 +5,10 @@
 // neither a failed request nor an unknown answer throws. `hold` polls until Hermes ends it.
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
+import * as fsp from "node:fs/promises"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
+import * as path from "node:path"
 import { makeFakeGateway } from "../../fixtures/fake-gateway.js"
 import { decodeAnswer } from "../../src/client/decode.js"
 import { type Fetch, type FetchInit, makeBuddyClient, type PollResult } from "../../src/client/index.js"
@@ -157,6 +159,23 @@ describe("buddy/client against the app", () => {
       const asArray = clientOn(port, [], (init) => ({ ...init, body: "[]" }))
       expect(yield* call(asArray.signOut)).toStrictEqual({ kind: "error", error: "invalid-request" })
       expect(hermesHttp(fake)).toStrictEqual([])
+    }))
+
+  it.scopedLive("409 lock-unavailable is a closed result of start and sign-out", () =>
+    Effect.gen(function*() {
+      const fake = yield* makeFakeGateway()
+      const { port } = yield* serve(hostedConfig(fake.home))
+      yield* Effect.promise(() => fsp.symlink(fake.home, path.join(fake.home, ".buddy-lock")))
+      fake.clearReceived()
+      const buddy = clientOn(port)
+      expect(yield* call(buddy.start)).toStrictEqual({ kind: "blocked", reason: "lock-unavailable" })
+      expect(yield* call(buddy.signOut)).toStrictEqual({ kind: "blocked", reason: "lock-unavailable" })
+      expect(fake.received).toStrictEqual([])
+      // Not poll's or cancel's to give: from them it is no answer the table knows.
+      const body = "{\"kind\":\"blocked\",\"reason\":\"lock-unavailable\"}"
+      expect(decodeAnswer(operations.pollSignIn, 409, body)).toStrictEqual({ kind: "unknown-answer", status: 409 })
+      expect(decodeAnswer(operations.cancelSignIn, 409, body)).toStrictEqual({ kind: "unknown-answer", status: 409 })
+      expect(decodeAnswer(operations.signOut, 409, body)).toStrictEqual({ kind: "blocked", reason: "lock-unavailable" })
     }))
 
   it.scopedLive("404 buddy-absent and not-found, and 503 unavailable with the gateway's reason", () =>

@@ -3,6 +3,8 @@
 // kind of answer the app gives.
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
+import * as fsp from "node:fs/promises"
+import * as path from "node:path"
 import { makeFakeGateway } from "../../fixtures/fake-gateway.js"
 import { BuddyConfig } from "../../src/services/BuddyConfig.js"
 import { SignIn } from "../../src/services/SignIn.js"
@@ -112,6 +114,29 @@ describe("409 blocked", () => {
         line("poll", "blocked", "sign-in-unknown"),
         line("cancel", "blocked", "sign-in-unknown"),
         line("poll", "pending")
+      ])
+    }))
+})
+
+describe("409 lock-unavailable (C4.1, D39)", () => {
+  it.scopedLive("for a start and a sign-out when the holder lock's place is not buddy's: never sign-in-running, Hermes asked nothing", () =>
+    Effect.gen(function*() {
+      const fake = yield* makeFakeGateway({ signedIn: true })
+      const { journal, port } = yield* serve(hostedConfig(fake.home))
+      // Something of the account's that is not buddy's lock area stands where it belongs.
+      yield* Effect.promise(() => fsp.writeFile(path.join(fake.home, ".buddy-lock"), ""))
+      fake.clearReceived()
+      const inTheWay = "{\"kind\":\"blocked\",\"reason\":\"lock-unavailable\"}"
+      expectAnswer(yield* post(port, START, "{}"), 409, inTheWay)
+      expectAnswer(yield* post(port, SIGN_OUT, "{}"), 409, inTheWay)
+      // A status read does not touch the lock.
+      expectAnswer(yield* get(port, STATUS), 200, bodies.status("works", "none"))
+      expect(hermesHttp(fake)).toStrictEqual([HERMES_CARD])
+      expect(fake.signedIn).toBe(true)
+      expect(fake.sessions()).toStrictEqual([])
+      expect(yield* journal).toStrictEqual([
+        line("start", "blocked", "lock-unavailable"),
+        line("sign-out", "blocked", "lock-unavailable")
       ])
     }))
 })

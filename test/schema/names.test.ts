@@ -54,7 +54,7 @@ describe("the names others see", () => {
       new CallError({ reason: "timeout", instance, mayHaveRun: false }),
       new GatewayError({ reason: "timeout" }),
       new ContractMissing({ instance }),
-      new HolderBusy({ holder: Option.none(), unusable: Option.none() }),
+      new HolderBusy({ reason: "held", holder: Option.none(), place: Option.none() }),
       new DirectoryUnsafe({ reason: "link", path: "/x" }),
       new Blocked({ reason: "sign-in-running" }),
       new Unavailable({ reason: "timeout" }),

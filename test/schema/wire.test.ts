@@ -49,7 +49,12 @@ describe("the closed lists, as the contract names them", () => {
       "failed",
       "cancelled"
     ])
-    expect(BlockedReason.literals).toStrictEqual(["hermes-outdated", "sign-in-running", "sign-in-unknown"])
+    expect(BlockedReason.literals).toStrictEqual([
+      "hermes-outdated",
+      "sign-in-running",
+      "sign-in-unknown",
+      "lock-unavailable"
+    ])
     expect(BuddyState.literals).toStrictEqual(["works", "waits", "unknown"])
   })
 
@@ -85,6 +90,7 @@ describe("the closed lists, as the contract names them", () => {
         "hermes-outdated": [409, "blocked"],
         "sign-in-running": [409, "blocked"],
         "sign-in-unknown": [409, "blocked"],
+        "lock-unavailable": [409, "blocked"],
         "buddy-unavailable": [503, "unavailable"],
         "operation-failed": [500, "error"],
         "host-mismatch": [403, "denied"],

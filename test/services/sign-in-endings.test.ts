@@ -2,18 +2,20 @@
 // approval Hermes saved before it is the ending and nothing is cancelled (fixtures fact 14); a
 // status read polls the held sign-in, so a page that lost its handle never reads a stale pending;
 // every displaced holder reads its own ending, the last 64 kept; and while another process holds
-// the sign-in lock, start and sign-out send nothing to Hermes. Across real processes:
-// test/boundary/holder-lock.test.ts.
+// the sign-in lock, or it cannot be taken, start and sign-out send nothing to Hermes. Across real
+// processes: test/boundary/holder-lock.test.ts.
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Option, Ref } from "effect"
 import { type FakeGateway, makeFakeGateway } from "../../fixtures/fake-gateway.js"
 import { BuddyConfig } from "../../src/services/BuddyConfig.js"
+import { type GatewayError, gatewayError } from "../../src/services/GatewayError.js"
 import { Cancel, HermesApi } from "../../src/services/HermesApi.js"
-import { HolderLockMemory } from "../../src/services/HolderLock.js"
+import { type HolderBusy, lockUnavailable } from "../../src/services/HolderBusy.js"
+import { HolderLock, HolderLockMemory } from "../../src/services/HolderLock.js"
 import { JournalCapture } from "../../src/services/Journal.js"
 import { buddyServices } from "../../src/services/layers.js"
-import { endingsKept, SignIn } from "../../src/services/SignIn.js"
-import { buddyLayer, testDeadlines } from "../support/buddy.js"
+import { Blocked, endingsKept, SignIn, Unavailable } from "../../src/services/SignIn.js"
+import { buddyLayer, journalLines, testDeadlines } from "../support/buddy.js"
 import { CANCEL, httpLines, POLL, SIGN_OUT, type SignInService, START, withSignIn } from "./support/sign-in.js"
 
 const onlyId = (fake: FakeGateway) => {
@@ -231,7 +233,7 @@ describe("another process holds the sign-in lock (C4.1)", () => {
         for (const operation of [Effect.asVoid(signIn.start), Effect.asVoid(signIn.signOut)]) {
           const refusal = yield* Effect.flip(operation)
           expect(refusal).toMatchObject({ _tag: "Blocked", reason: "sign-in-running" })
-          expect(refusal._tag === "Blocked" ? refusal.holder?.holder : undefined).toStrictEqual(Option.some(4242))
+          expect(refusal._tag === "Blocked" ? refusal.lock?.holder : undefined).toStrictEqual(Option.some(4242))
         }
         expect(fake.received).toStrictEqual([])
         expect(fake.signedIn).toBe(true)
@@ -244,4 +246,62 @@ describe("another process holds the sign-in lock (C4.1)", () => {
       Effect.gen(function*() {
         expect((yield* signIn.start).state).toBe("pending")
       }), (home) => `${home}-other`))
+})
+
+describe("a holder lock that cannot be taken (C4.1, D39)", () => {
+  /** SignIn whose holder lock's every take fails with `refusal`; the journal read back after. */
+  const withLock = <A, E>(
+    refusal: HolderBusy | GatewayError,
+    use: (fake: FakeGateway, signIn: SignInService) => Effect.Effect<A, E>
+  ) =>
+    Effect.gen(function*() {
+      const fake = yield* makeFakeGateway({ signedIn: true })
+      const lock = Layer.succeed(HolderLock, HolderLock.of({ take: Effect.fail(refusal), release: Effect.void }))
+      const layer = buddyServices(lock).pipe(
+        Layer.provideMerge(JournalCapture),
+        Layer.provide(BuddyConfig.gatewayLayer({ hermesHome: fake.home, deadlines: testDeadlines })),
+        Layer.orDie
+      )
+      return yield* Effect.flatMap(SignIn, (signIn) => Effect.zip(use(fake, signIn), journalLines)).pipe(
+        Effect.provide(layer)
+      )
+    }).pipe(Effect.scoped)
+
+  /** The journal's line, byte for byte. */
+  const journaled = (operation: string, outcome: string, reason: string) =>
+    `{"scope":"buddy-sign-in","operation":"${operation}","outcome":"${outcome}","reason":"${reason}"}`
+
+  it.live("start and sign-out are blocked lock-unavailable, never sign-in-running, keeping why for the words; nothing reaches Hermes", () =>
+    Effect.gen(function*() {
+      const inTheWay = lockUnavailable("/home/buddy/.hermes/.buddy-lock", "foreign", { found: 65534 })
+      const [, journal] = yield* withLock(inTheWay, (fake, signIn) =>
+        Effect.gen(function*() {
+          for (const operation of [Effect.asVoid(signIn.start), Effect.asVoid(signIn.signOut)]) {
+            const refusal = yield* Effect.flip(operation)
+            expect(refusal).toStrictEqual(new Blocked({ reason: "lock-unavailable", lock: inTheWay }))
+          }
+          expect(fake.received).toStrictEqual([])
+          expect(fake.signedIn).toBe(true)
+        }))
+      expect(journal).toStrictEqual([
+        journaled("start", "blocked", "lock-unavailable"),
+        journaled("sign-out", "blocked", "lock-unavailable")
+      ])
+    }))
+
+  it.live("a home the lock finds missing or unsafe is answered unavailable with C1's reason; nothing reaches Hermes", () =>
+    Effect.gen(function*() {
+      for (const reason of ["not-running", "unsafe-home"] as const) {
+        const [, journal] = yield* withLock(gatewayError(reason), (fake, signIn) =>
+          Effect.gen(function*() {
+            expect(yield* Effect.flip(signIn.start)).toStrictEqual(new Unavailable({ reason }))
+            expect(yield* Effect.flip(signIn.signOut)).toStrictEqual(new Unavailable({ reason }))
+            expect(fake.received).toStrictEqual([])
+          }))
+        expect(journal).toStrictEqual([
+          journaled("start", "unavailable", reason),
+          journaled("sign-out", "unavailable", reason)
+        ])
+      }
+    }))
 })

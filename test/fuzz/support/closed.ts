@@ -20,7 +20,12 @@ export const gatewayReasons: ReadonlySet<string> = new Set([
 ])
 
 /** C7 blocked reasons. */
-export const blockedReasons: ReadonlySet<string> = new Set(["hermes-outdated", "sign-in-running", "sign-in-unknown"])
+export const blockedReasons: ReadonlySet<string> = new Set([
+  "hermes-outdated",
+  "sign-in-running",
+  "sign-in-unknown",
+  "lock-unavailable"
+])
 
 /** The one tagged error an exit failed with, or a description of why it is not one. */
 export const failureOf = <A, E>(exit: Exit.Exit<A, E>): { readonly _tag: string; readonly reason: string } => {
