@@ -6,7 +6,8 @@ import { Deferred, Duration, Effect, Option, TestClock } from "effect"
 import { renameSync, rmSync, writeFileSync } from "node:fs"
 import * as nodePath from "node:path"
 import { awaitBefore, type Deadline, noDeadline, withDeadline } from "../../src/services/deadline.js"
-import { homeHash, locate } from "../../src/services/gateway-path.js"
+import { homeHash, locate, privateRealHome } from "../../src/services/gateway-path.js"
+import type { GatewayError } from "../../src/services/GatewayError.js"
 import { exchangeOn } from "../../src/services/GatewaySocket.js"
 import { realPause } from "../support/buddy.js"
 import { identify, listen, makeDir, tempRoot, writeFile } from "./support/gateway-fixtures.js"
@@ -267,26 +268,33 @@ const changingAt = (n: number, change: () => void): Deadline => {
 }
 
 describe("a home that changes between its realpath and its lstat", () => {
-  it.scopedLive("gone: not running", () =>
-    Effect.gen(function*() {
-      const { home } = yield* pointerHome
-      const error = yield* Effect.flip(locate(home, changingAt(2, () => rmSync(home, { recursive: true }))))
-      expect(error.reason).toBe("not-running")
-    }))
+  // The gateway walk (locate) and the holder lock's check of the home alone (privateRealHome, D39)
+  // answer it alike.
+  const walks: ReadonlyArray<
+    readonly [string, (home: string, deadline: Deadline) => Effect.Effect<unknown, GatewayError>]
+  > = [["locate", locate], ["privateRealHome", privateRealHome]]
+  for (const [walk, check] of walks) {
+    it.scopedLive(`${walk}: gone: not running`, () =>
+      Effect.gen(function*() {
+        const { home } = yield* pointerHome
+        const error = yield* Effect.flip(check(home, changingAt(2, () => rmSync(home, { recursive: true }))))
+        expect(error.reason).toBe("not-running")
+      }))
 
-  it.scopedLive("its parent replaced by a file: unsafe-home", () =>
-    Effect.gen(function*() {
-      const { home } = yield* pointerHome
-      const parent = nodePath.dirname(home)
-      const error = yield* Effect.flip(locate(
-        home,
-        changingAt(2, () => {
-          renameSync(parent, `${parent}.moved`)
-          writeFileSync(parent, "not a directory")
-        })
-      ))
-      expect(error.reason).toBe("unsafe-home")
-      rmSync(parent)
-      renameSync(`${parent}.moved`, parent)
-    }))
+    it.scopedLive(`${walk}: its parent replaced by a file: unsafe-home`, () =>
+      Effect.gen(function*() {
+        const { home } = yield* pointerHome
+        const parent = nodePath.dirname(home)
+        const error = yield* Effect.flip(check(
+          home,
+          changingAt(2, () => {
+            renameSync(parent, `${parent}.moved`)
+            writeFileSync(parent, "not a directory")
+          })
+        ))
+        expect(error.reason).toBe("unsafe-home")
+        rmSync(parent)
+        renameSync(`${parent}.moved`, parent)
+      }))
+  }
 })

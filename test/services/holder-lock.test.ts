@@ -7,7 +7,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Effect, Either, Exit, Layer, Scope } from "effect"
 import { execFileSync } from "node:child_process"
+import { readdirSync } from "node:fs"
 import * as fs from "node:fs/promises"
+import * as net from "node:net"
 import * as path from "node:path"
 import { type FakeGateway, makeFakeGateway } from "../../fixtures/fake-gateway.js"
 import { BuddyConfig } from "../../src/services/BuddyConfig.js"
@@ -56,6 +58,13 @@ describe("the holder lock", () => {
       yield* first.lock.release
       expect(yield* refusalOf(first.lock.take)).toStrictEqual(heldByPid(process.pid))
       yield* Scope.close(second.scope, Exit.void)
+      // One directory of its own for the layer's life, made once: the same name after every release.
+      const own = (yield* namesIn(area)).filter((name) => name.startsWith("p-"))
+      expect(own).toHaveLength(1)
+      yield* first.lock.take
+      yield* first.lock.take
+      yield* first.lock.release
+      expect(yield* namesIn(area)).toStrictEqual(own)
       yield* first.lock.take
       yield* Scope.close(first.scope, Exit.void)
       // Each layer's end took its own directory away.
@@ -349,6 +358,46 @@ describe("a live holder", () => {
       // It makes a directory of its own anew.
       yield* first.lock.take
       expect(yield* namesIn(holder)).toStrictEqual(["pid", "s"])
+    }))
+})
+
+describe("what the lock holds open", () => {
+  const descriptors = () => readdirSync("/proc/self/fd").length
+
+  it.scopedLive("nothing is left open by takes, refusals, clearing and releases: the descriptors are as many after as before", () =>
+    Effect.gen(function*() {
+      const { holder, home } = yield* lockScene
+      const first = yield* lockFor(home)
+      const second = yield* lockFor(home)
+      const cycle = Effect.gen(function*() {
+        yield* lockDirectory(holder, { pid: "4242\n" })
+        yield* first.lock.take
+        expect(yield* refusalOf(second.lock.take)).toStrictEqual(heldByPid(process.pid))
+        yield* first.lock.release
+      })
+      yield* cycle
+      const before = descriptors()
+      for (let round = 0; round < 20; round++) yield* cycle
+      expect(descriptors()).toBe(before)
+    }))
+
+  it.scopedLive("the holder's socket closes every connection at once: no peer can hold one open", () =>
+    Effect.gen(function*() {
+      const { holder, home } = yield* lockScene
+      const { lock } = yield* lockFor(home)
+      yield* lock.take
+      const closed = yield* Effect.promise(() =>
+        new Promise<string>((resolve) => {
+          // A peer that never hangs up by itself.
+          const peer = net.connect({ path: path.join(holder, "s"), allowHalfOpen: true })
+          peer.on("error", () => resolve("error"))
+          peer.on("end", () => {
+            peer.destroy()
+            resolve("ended by the holder")
+          })
+        })
+      )
+      expect(closed).toBe("ended by the holder")
     }))
 })
 
