@@ -33,14 +33,15 @@ const realServe = async () => {
   return { fake, at }
 }
 
-/** Shortened limits: headers 1 s, a whole request 2 s, keep-alive 0.5 s, checked every 100 ms, lingering 1.5 s (0.4 s without a byte). */
+/** Shortened limits: headers 1 s, a whole request 2 s, keep-alive 0.5 s, checked every 100 ms, lingering 1.5 s (0.5 s without a byte). */
 const short = {
   headers: 1_000,
   request: 2_000,
   keepAlive: 500,
   interval: 100,
+  // Under the request deadline, which would cut a lingering connection too.
   linger: 1_500,
-  lingerIdle: 400,
+  lingerIdle: 500,
   lingerBytes: 1024 * 1024
 }
 
@@ -424,7 +425,7 @@ describe("buddy serve, with its limits shortened", () => {
   it("after a 413, lets go once nothing more comes for the idle time", async () => {
     const { answered, conversation } = await answeredEarly()
     conversation.socket.write("a".repeat(1024))
-    await new Promise((resolve) => setTimeout(resolve, short.lingerIdle + 300))
+    await new Promise((resolve) => setTimeout(resolve, short.lingerIdle + 400))
     // The server has let go: a byte written to the closed socket fails (EPIPE), and the client closes.
     conversation.socket.write("a")
     await conversation.closed
