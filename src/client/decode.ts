@@ -47,7 +47,7 @@ export type Result<A> = A | Refusal | Trouble
 /** What an operation answers on success: its Schema's type. */
 export type AnswerOf<Id extends OperationId> = (typeof table)[Id]["success"]["Type"]
 
-type RefusalAnswer = ErrorAnswer | DeniedAnswer | BlockedAnswer | UnavailableAnswer
+export type RefusalAnswer = ErrorAnswer | DeniedAnswer | BlockedAnswer | UnavailableAnswer
 
 // JSON.parse throws on what is not JSON; Schema.parseJson fails there, and so does this.
 const parseJson = Option.liftThrowable((text: string): unknown => JSON.parse(text))
@@ -61,7 +61,7 @@ const bodyOf = <A>(shape: Shape, text: string): Option.Option<A> =>
   Option.flatMap(parseJson(text), (json) => decode(shape, json) as Option.Option<A>)
 
 /** The refusal a body says, and the table's name for it. */
-const refusalOf = (body: RefusalAnswer): readonly [RefusalName, Refusal] => {
+export const refusalOf = (body: RefusalAnswer): readonly [RefusalName, Refusal] => {
   if ("kind" in body) return [body.reason, { kind: "blocked", reason: body.reason }]
   switch (body.error) {
     case "denied":

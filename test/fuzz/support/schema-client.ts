@@ -3,14 +3,13 @@
 // and refusal Schema, excess properties an error) and the table's statuses. The client now checks
 // against shapes generated from those Schemas; test/fuzz/client-answers.test.ts holds the two equal.
 import { Either, Schema } from "effect"
-import type { Refusal, Result, Trouble } from "../../../src/client/decode.js"
+import { refusalOf, type Result, type Trouble } from "../../../src/client/decode.js"
 import {
   BlockedAnswer,
   DeniedAnswer,
   ErrorAnswer,
   type Operation,
   pathRefusals,
-  type RefusalName,
   refusals,
   refusalsOf,
   serverRefusals,
@@ -23,18 +22,9 @@ export const strict = { onExcessProperty: "error" } as const
 export const RefusalAnswer = Schema.Union(ErrorAnswer, DeniedAnswer, BlockedAnswer, UnavailableAnswer)
 const decodeRefusal = Schema.decodeUnknownEither(Schema.parseJson(RefusalAnswer), strict)
 
-/** The refusal a body says, and the table's name for it. */
-export const refusalOf = (body: typeof RefusalAnswer.Type): readonly [RefusalName, Refusal] => {
-  if ("kind" in body) return [body.reason, { kind: "blocked", reason: body.reason }]
-  switch (body.error) {
-    case "denied":
-      return [body.reason, { kind: "denied", reason: body.reason }]
-    case "buddy-unavailable":
-      return ["buddy-unavailable", { kind: "unavailable", reason: body.reason }]
-    default:
-      return [body.error, { kind: "error", error: body.error }]
-  }
-}
+// How a refusal body becomes a result is the client's own `refusalOf`, not the Schemas': shared, and
+// pinned answer by answer against the real app in test/client/client.test.ts.
+export { refusalOf }
 
 /** What the Schemas make of an answer of `operation`: the client's result before D45. */
 export const decodeBySchema = (operation: Operation, status: number, text: string): Result<unknown> => {
