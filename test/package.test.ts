@@ -7,21 +7,21 @@
 // next to the oldest `effect` and `@effect/platform` its peer ranges name: one copy of each in the
 // tree, and the mount example it ships type-checks and runs there.
 import { build } from "esbuild"
-import {
-  chmodSync,
-  cpSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync
-} from "node:fs"
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { copiesOf, inDir, packBuddy, root, run, scratchProject, typeCheck } from "./support/package.js"
+import {
+  copiesOf,
+  inDir,
+  packBuddy,
+  removeScratch,
+  removeTimeout,
+  root,
+  run,
+  scratchProject,
+  typeCheck
+} from "./support/package.js"
 
 /** What `import("@lazurio/buddy")` gives, name by name: the deliberate surface of src/index.ts. */
 const publicSurface = [
@@ -97,10 +97,7 @@ beforeAll(async () => {
   app = await launchpad("app", ["effect", "@effect/platform"].map((name) => `${name}@${peerDependencies[name]}`))
 }, 240_000)
 
-// The scratch projects' trees are large: removing them takes longer than the default hook time on a busy machine.
-afterAll(() => {
-  if (temp !== "") rmSync(temp, { recursive: true, force: true })
-}, 120_000)
+afterAll(() => removeScratch(temp), removeTimeout)
 
 describe("the packed package", () => {
   it("ships the built library, its types, the executables, the guides, examples and systemd units; no source, no tests, no code cache", () => {

@@ -3,7 +3,7 @@
 // scratch projects with npm (their other packages from the npm registry or this machine's npm
 // cache), where tsc and node then run as a Launchpad's would.
 import { execFile } from "node:child_process"
-import { cpSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs"
+import { cpSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import * as path from "node:path"
 import { promisify } from "node:util"
 
@@ -98,3 +98,11 @@ export const typeCheck = (
 export const copiesOf = (dir: string, name: string) =>
   readdirSync(path.join(dir, "node_modules"), { recursive: true, encoding: "utf8" })
     .filter((file) => file === `${name}/package.json` || file.endsWith(`/node_modules/${name}/package.json`))
+
+/** Removes a test file's scratch directory (`""`: none was made). */
+export const removeScratch = (temp: string) => {
+  if (temp !== "") rmSync(temp, { recursive: true, force: true })
+}
+
+/** How long `removeScratch` may take: the projects' trees are large, and the machine may be busy. */
+export const removeTimeout = 120_000
