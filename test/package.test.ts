@@ -1,32 +1,27 @@
 // buddy as a package a Launchpad installs (D20, D26): built from the current source into a copy of
-// the package, packed with `npm pack`, installed from the tarball into a scratch project (its peers
-// from the npm registry or this machine's npm cache), then imported from plain Node and type-checked
-// by tsc in that project. The public surface is exactly the one listed below; internals stay inside;
+// the package, packed with `npm pack`, installed from the tarball into a scratch project with the
+// peers the library imports (from the npm registry or this machine's npm cache; test/support/package.ts),
+// then imported from plain Node and type-checked by tsc in that project. The public surface is
+// exactly the one listed below; internals stay inside;
 // `@lazurio/buddy/client` bundles for a browser without a Node import. A second project installs it
 // next to the oldest `effect` and `@effect/platform` its peer ranges name: one copy of each in the
 // tree, and the mount example it ships type-checks and runs there.
 import { build } from "esbuild"
-import { execFile } from "node:child_process"
-import {
-  chmodSync,
-  cpSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  symlinkSync,
-  writeFileSync
-} from "node:fs"
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { promisify } from "node:util"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-
-const run = promisify(execFile)
-const root = path.resolve(import.meta.dirname, "..")
-const tsc = path.join(root, "node_modules/typescript/bin/tsc")
+import {
+  copiesOf,
+  inDir,
+  packBuddy,
+  removeScratch,
+  removeTimeout,
+  root,
+  run,
+  scratchProject,
+  typeCheck
+} from "./support/package.js"
 
 /** What `import("@lazurio/buddy")` gives, name by name: the deliberate surface of src/index.ts. */
 const publicSurface = [
@@ -85,94 +80,24 @@ let temp = ""
 let app = ""
 let tarball = ""
 
-const inDir = (cwd: string) => (file: string, args: ReadonlyArray<string>) =>
-  run(file, [...args], { cwd, env: { ...process.env, npm_config_update_notifier: "false" } })
 const inApp = (file: string, args: ReadonlyArray<string>) => inDir(app)(file, args)
 
 /** A scratch Launchpad project with the tarball and `extra` installed. */
-const launchpad = async (name: string, extra: ReadonlyArray<string>) => {
-  const dir = path.join(temp, name)
-  mkdirSync(dir)
-  writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "launchpad", private: true, type: "module" }))
-  await inDir(dir)("npm", [
-    "install",
-    "--no-audit",
-    "--no-fund",
-    "--prefer-offline",
-    tarball,
-    "@types/node@20",
-    ...extra
-  ])
-  return dir
-}
-
-/** tsc, strict as a Launchpad's own, on `file` in the project `dir`: "clean", or what it said. */
-const typeCheck = (dir: string, file: string) => {
-  writeFileSync(
-    path.join(dir, "tsconfig.json"),
-    JSON.stringify({
-      compilerOptions: {
-        target: "ES2022",
-        lib: ["ES2023"],
-        module: "NodeNext",
-        moduleResolution: "NodeNext",
-        strict: true,
-        exactOptionalPropertyTypes: true,
-        noEmit: true,
-        skipLibCheck: true,
-        types: ["node"]
-      },
-      files: [file]
-    })
-  )
-  return inDir(dir)(process.execPath, [tsc, "-p", "tsconfig.json"]).then(
-    () => "clean",
-    (error: { readonly stdout: string }) => error.stdout
-  )
-}
-
-/** Every installed copy of a package in a project's tree, by the package.json each has. */
-const copiesOf = (dir: string, name: string) =>
-  readdirSync(path.join(dir, "node_modules"), { recursive: true, encoding: "utf8" })
-    .filter((file) => file === `${name}/package.json` || file.endsWith(`/node_modules/${name}/package.json`))
+const launchpad = (name: string, extra: ReadonlyArray<string>) =>
+  scratchProject(temp, name, [tarball, "@types/node@20", ...extra])
 
 beforeAll(async () => {
   temp = mkdtempSync(path.join(os.tmpdir(), "buddy-package-"))
-  // The package as the repository holds it, built from the current source into its own copy
-  // (the repository's dist/lib is left alone: other tests import it meanwhile).
-  const pkg = path.join(temp, "pkg")
-  mkdirSync(path.join(pkg, "dist"), { recursive: true })
-  for (
-    const entry of [
-      "package.json",
-      "README.md",
-      "tsconfig.json",
-      "tsconfig.build.json",
-      "bin",
-      "src",
-      "docs",
-      "examples",
-      "systemd"
-    ]
-  ) {
-    cpSync(path.join(root, entry), path.join(pkg, entry), { recursive: true })
+  ;({ tarball } = await packBuddy(temp))
+  // The peers the library imports, as npm chooses them in their ranges (the newest they allow);
+  // they are optional peers (D44), so a Launchpad names them, as the README's install line does.
+  const { peerDependencies } = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as {
+    readonly peerDependencies: Record<string, string>
   }
-  // What scripts/build.js made (the test run's global setup ran it); its code cache is not shipped.
-  for (const file of ["buddy.js", "buddy.js.cache", "simulator.js", "recorded.json"]) {
-    cpSync(path.join(root, "dist", file), path.join(pkg, "dist", file))
-  }
-  symlinkSync(path.join(root, "node_modules"), path.join(pkg, "node_modules"))
-  await run(process.execPath, [tsc, "-p", "tsconfig.build.json"], { cwd: pkg })
-  const packed = await run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", temp], { cwd: pkg })
-  const [{ filename }] = JSON.parse(packed.stdout) as [{ readonly filename: string }]
-  tarball = path.join(temp, filename)
-  // Its peers as npm chooses them: the newest versions their ranges allow.
-  app = await launchpad("app", [])
+  app = await launchpad("app", ["effect", "@effect/platform"].map((name) => `${name}@${peerDependencies[name]}`))
 }, 240_000)
 
-afterAll(() => {
-  if (temp !== "") rmSync(temp, { recursive: true, force: true })
-})
+afterAll(() => removeScratch(temp), removeTimeout)
 
 describe("the packed package", () => {
   it("ships the built library, its types, the executables, the guides, examples and systemd units; no source, no tests, no code cache", () => {
@@ -215,7 +140,12 @@ describe("the packed package", () => {
       readonly peerDependencies?: Record<string, string>
     }
     expect(installed.dependencies).toBeUndefined()
-    expect(Object.keys(installed.peerDependencies ?? {}).toSorted()).toStrictEqual(["@effect/platform", "effect"])
+    // Peers, all optional (D44): the library's two, and the examples' @effect/platform-node, not installed here.
+    expect(Object.keys(installed.peerDependencies ?? {}).toSorted()).toStrictEqual([
+      "@effect/platform",
+      "@effect/platform-node",
+      "effect"
+    ])
     // (@effect/platform's own dependencies, msgpackr among them, are the peer's, not ours.)
     for (const absent of ["@effect/cli", "@effect/platform-node", "@parcel/watcher"]) {
       expect(copiesOf(app, absent)).toStrictEqual([])
@@ -356,7 +286,7 @@ export const refusedConfig: Effect.Effect<unknown, ConfigInvalid> = BuddyConfig.
 })
 `
     )
-    expect(await typeCheck(app, "launchpad.ts")).toBe("clean")
+    expect(await typeCheck(app, ["launchpad.ts"])).toBe("clean")
   }, 60_000)
 
   it("@lazurio/buddy/client bundles for a browser with no Node import", async () => {
@@ -389,7 +319,7 @@ describe("next to the oldest effect and @effect/platform its peer ranges name", 
       expect(copiesOf(oldest, "effect")).toStrictEqual(["effect/package.json"])
       expect(copiesOf(oldest, "@effect/platform")).toStrictEqual(["@effect/platform/package.json"])
       cpSync(path.join(oldest, "node_modules/@lazurio/buddy/examples/mount-effect.ts"), path.join(oldest, "mount.ts"))
-      expect(await typeCheck(oldest, "mount.ts")).toBe("clean")
+      expect(await typeCheck(oldest, ["mount.ts"])).toBe("clean")
       const script = `
       const buddy = await import("@lazurio/buddy")
       const { dispose, handler } = buddy.makeBuddyWebHandler(await (await import("effect")).Effect.runPromise(buddy.BuddyConfig.make({ launchpadOrigin: "http://127.0.0.1", environment: "local" })))
