@@ -13,6 +13,7 @@
 // that starts with "-" is a flag, not a value (`--home=-odd` gives such a value); -h/--help
 // anywhere shows the help of the command named so far.
 import { Array as Arr, Data, Option } from "effect"
+import { nearest } from "../services/nearest.js"
 import type { Flag, Node, Shell } from "./tree.js"
 import { commandsOf, find, flagsBelow, helpName, isGroup, name, shellNamed, title } from "./tree.js"
 import * as words from "./words.js"
@@ -29,31 +30,6 @@ export type CommandLine = Data.TaggedEnum<{
 export const CommandLine = Data.taggedEnum<CommandLine>()
 
 const helpFlags: ReadonlyArray<string> = ["-h", "--help"]
-
-/** Edit distance, for "Did you mean". */
-const distance = (a: string, b: string): number => {
-  const row = Arr.makeBy(b.length + 1, (j) => j)
-  for (let i = 1; i <= a.length; i++) {
-    let diagonal = row[0]!
-    row[0] = i
-    for (let j = 1; j <= b.length; j++) {
-      const above = row[j]!
-      row[j] = Math.min(above + 1, row[j - 1]! + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1))
-      diagonal = above
-    }
-  }
-  return row[b.length]!
-}
-
-/** The names within two edits of what was typed, or that start with it, as cobra suggests. */
-export const nearest = (typed: string, names: ReadonlyArray<string>): ReadonlyArray<string> => {
-  const lower = typed.toLowerCase()
-  const bare = lower.replace(/^-+/, "")
-  return names.filter((candidate) =>
-    distance(lower, candidate.toLowerCase()) <= 2 ||
-    (bare.length > 0 && candidate.replace(/^-+/, "").startsWith(bare))
-  )
-}
 
 const withSuggestion = (line: string, typed: string, names: ReadonlyArray<string>): ReadonlyArray<string> => {
   const near = nearest(typed, names)

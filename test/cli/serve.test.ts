@@ -6,7 +6,7 @@
 // a flag it does not have or no longer has (usage, exit 2), a config file that is no regular file or
 // too large, and the config field that is wrong, named from the decode's path without the file's
 // values. Where its socket goes by default: under systemd's RUNTIME_DIRECTORY, else XDG_RUNTIME_DIR.
-import { execFileSync } from "node:child_process"
+import { execFileSync, spawn } from "node:child_process"
 import * as fs from "node:fs/promises"
 import { request } from "node:http"
 import * as path from "node:path"
@@ -212,9 +212,12 @@ describe("buddy serve", () => {
     const cases: ReadonlyArray<readonly [string, string]> = [
       [
         "{\n  \"launchpadOrigin\": \"https://l.example\",\n  \"environment\": \"local\",\n}\n",
-        "is not valid JSON at line 4, column 1: Expected double-quoted property name."
+        "is not valid JSON at line 4, column 1: expected a member's name in double quotes."
       ],
-      ["{\"a\":", "is not valid JSON at line 1, column 6: Unexpected end of JSON input."]
+      [
+        "{\"a\":",
+        "is not valid JSON at line 1, column 6, where it ends: expected a value (an object, array, string, number, true, false or null)."
+      ]
     ]
     for (const [text, said] of cases) {
       const file = path.join(dir, "broken.json")
@@ -312,6 +315,78 @@ describe("buddy serve's own errors", { timeout: 60_000 }, () => {
         stderr: [said]
       })
     }
+  })
+
+  // What a careless or hostile file system gives (issue 26): a device that never ends, a FIFO a writer
+  // holds open and writes nothing to, 10 MB; each refused at once, in words, exit 2, nothing read.
+  it("refuses /dev/zero, a FIFO held open by a silent writer, and 10 MB at once, reading none of them", async () => {
+    const dir = await tempDir("buddy-serve-hostile-")
+    const fifo = path.join(dir, "held.json")
+    execFileSync("mkfifo", [fifo])
+    // A writer that opens the FIFO and holds it, silent: before D39 the open blocked on a FIFO with no
+    // writer, and reading one with a writer would wait for bytes that never come.
+    const writer = spawn("sh", ["-c", `exec 3>"${fifo}"; sleep 30`], { stdio: "ignore" })
+    const big = path.join(dir, "big.json")
+    await fs.writeFile(big, Buffer.alloc(10 * 1024 * 1024, 0x20))
+    try {
+      for (
+        const [file, said] of [
+          [
+            "/dev/zero",
+            "buddy serve: the --config file /dev/zero is not a regular file; give the path of a JSON file."
+          ],
+          [fifo, `buddy serve: the --config file ${fifo} is not a regular file; give the path of a JSON file.`],
+          [big, `buddy serve: the --config file ${big} holds 10485760 bytes; a config file holds at most 65536.`]
+        ] as const
+      ) {
+        const ran = await buddy(["serve", "--config", file])
+        expect({ code: ran.code, stdout: ran.stdout, stderr: ran.stderr }).toStrictEqual({
+          code: 2,
+          stdout: [],
+          stderr: [said]
+        })
+      }
+    } finally {
+      writer.kill("SIGKILL")
+    }
+  })
+
+  it("reads past a BOM, says a broken line where it breaks without its text, and names the nearest field", async () => {
+    const dir = await tempDir("buddy-serve-text-")
+    const bom = path.join(dir, "bom.json")
+    await fs.writeFile(
+      bom,
+      `\uFEFF${JSON.stringify({ launchpadOrigin: launchpad, environment: "local", locale: "en" })}`
+    )
+    const socket = path.join(await tempDir("buddy-serve-runtime-", 0o700), "buddy", "serve.sock")
+    const serving = spawnBuddy(["serve", "--config", bom, "--socket", socket])
+    await serving.stderrWith("listening on")
+    serving.child.kill("SIGTERM")
+    expect((await serving.finished).code).toBe(143)
+
+    const secret = "sk-live-SECRET0123456789"
+    const broken = path.join(dir, "broken.json")
+    await fs.writeFile(
+      broken,
+      `{\n  "launchpadOrigin": "${launchpad}",\n  "environment": "local",\n  "note": ${secret},\n  "locale": "en"\n}\n`
+    )
+    const ran = await buddy(["serve", "--config", broken])
+    expect({ code: ran.code, stdout: ran.stdout, stderr: ran.stderr }).toStrictEqual({
+      code: 2,
+      stdout: [],
+      stderr: [
+        `buddy serve: the --config file ${broken} is not valid JSON at line 4, column 11: expected a value (an object, array, string, number, true, false or null).`
+      ]
+    })
+    expect(ran.rawStderr).not.toContain("sk-")
+
+    const typo = path.join(dir, "typo.json")
+    await fs.writeFile(typo, JSON.stringify({ launchpadOrign: launchpad, environment: "local", locale: "en" }))
+    expect((await buddy(["serve", "--config", typo])).stderr).toStrictEqual([
+      "buddy serve: the --config file has a field buddy does not know: \"launchpadOrign\"; it takes hermesHome (optional), launchpadOrigin, buddyOrigin (needed for Buddy to be present), environment, locale and socketGroup (optional).",
+      "buddy serve: did you mean \"launchpadOrigin\"?",
+      "buddy serve: the --config file has no \"launchpadOrigin\"; it must be an origin such as https://launchpad.example: scheme, host and optional port, nothing after."
+    ])
   })
 
   it("refuses --json, which it does not have, wherever it is typed", async () => {

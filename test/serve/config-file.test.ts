@@ -109,50 +109,66 @@ describe("a config file that is no JSON", () => {
     return Either.mapLeft(result, (lines) => lines.map((line) => line.replace(file, "FILE")))
   }
 
-  it("is said at V8's line and column, in V8's words without the position", async () => {
+  it("is said at the line and column where it breaks, and what was expected there", async () => {
     expect(await said("{\n  \"launchpadOrigin\": \"https://l.example\",\n  \"environment\": \"local\",\n}\n"))
       .toStrictEqual(Either.left([
-        "buddy serve: the --config file FILE is not valid JSON at line 4, column 1: Expected double-quoted property name."
+        "buddy serve: the --config file FILE is not valid JSON at line 4, column 1: expected a member's name in double quotes."
       ]))
     expect(await said("{\"locale\": \"en\" \"x\"}")).toStrictEqual(Either.left([
-      "buddy serve: the --config file FILE is not valid JSON at line 1, column 17: Expected ',' or '}' after property value."
+      "buddy serve: the --config file FILE is not valid JSON at line 1, column 17: expected ',' or '}' after the member."
     ]))
     expect(await said("{a")).toStrictEqual(Either.left([
-      "buddy serve: the --config file FILE is not valid JSON at line 1, column 2: Expected property name or '}'."
+      "buddy serve: the --config file FILE is not valid JSON at line 1, column 2: expected a member's name in double quotes, or '}'."
     ]))
     expect(await said("{}\n\n  x")).toStrictEqual(Either.left([
-      "buddy serve: the --config file FILE is not valid JSON at line 3, column 3: Unexpected non-whitespace character after JSON."
+      "buddy serve: the --config file FILE is not valid JSON at line 3, column 3: expected nothing after the JSON value."
     ]))
   })
 
-  it("is said at the end of its text when V8 names no position", async () => {
+  it("is said where it ends when it ends too soon", async () => {
     expect(await said("{\"a\":")).toStrictEqual(Either.left([
-      "buddy serve: the --config file FILE is not valid JSON at line 1, column 6: Unexpected end of JSON input."
+      "buddy serve: the --config file FILE is not valid JSON at line 1, column 6, where it ends: expected a value (an object, array, string, number, true, false or null)."
     ]))
     expect(await said("")).toStrictEqual(Either.left([
-      "buddy serve: the --config file FILE is not valid JSON at line 1, column 1: Unexpected end of JSON input."
+      "buddy serve: the --config file FILE is not valid JSON at line 1, column 1, where it ends: expected a value (an object, array, string, number, true, false or null)."
+    ]))
+    expect(await said("{\n  \"locale\": \"en")).toStrictEqual(Either.left([
+      "buddy serve: the --config file FILE is not valid JSON at line 2, column 16, where it ends: expected the string's closing '\"'."
     ]))
   })
 
-  // V8 quotes up to ten characters either side of an unexpected token, the file's own text: a secret
-  // beside a missing value was said on stderr. Each of its four forms is cut.
-  it("never repeats the text V8 quotes around an unexpected token", async () => {
-    const secret = "sk-0123456789abcdef"
+  // V8 names no position for an unexpected token and quotes up to ten characters either side of it,
+  // the file's own text: a secret beside a missing quote was said on stderr, and the column was the
+  // file's end. The break is said where it is, and not a character of the file is repeated.
+  it("is said where an unexpected token is, never repeating the file's text", async () => {
+    const secret = "sk-live-SECRET0123456789"
+    const text =
+      `{\n  "launchpadOrigin": "https://launchpad.example",\n  "environment": "local",\n  "note": ${secret},\n  "locale": "en"\n}\n`
+    const result = await said(text)
+    expect(result).toStrictEqual(Either.left([
+      "buddy serve: the --config file FILE is not valid JSON at line 4, column 11: expected a value (an object, array, string, number, true, false or null)."
+    ]))
+    const [line] = Either.getLeft(result).pipe(Option.getOrElse((): ReadonlyArray<string> => []))
+    for (const piece of ["sk", "SECRET", "note", secret.slice(0, 3)]) expect(line).not.toContain(piece)
     for (
-      const text of [
-        "}",
-        `{"hermesHome": "${secret}", "locale": }`,
-        `  }   ${secret}   `,
-        `{"hermesHome": "${secret}", "locale": }, "buddyOrigin": "${secret}"}`
-      ]
+      const [broken, column] of [
+        ["}", 1],
+        [`{"hermesHome": "${secret}", "locale": }`, 54],
+        [`  }   ${secret}   `, 3]
+      ] as const
     ) {
-      const result = await said(text)
-      expect(result).toStrictEqual(Either.left([
-        `buddy serve: the --config file FILE is not valid JSON at line 1, column ${
-          text.length + 1
-        }: Unexpected token '}'.`
+      expect(await said(broken)).toStrictEqual(Either.left([
+        `buddy serve: the --config file FILE is not valid JSON at line 1, column ${column}: expected a value (an object, array, string, number, true, false or null).`
       ]))
     }
+  })
+
+  it("is read past a byte order mark, which is no part of its JSON", async () => {
+    expect((await readText(`\uFEFF${JSON.stringify(valid)}`)).result).toStrictEqual(Either.right(valid))
+    // Only one: a second is text, and said at the first column after the mark.
+    expect(await said(`\uFEFF\uFEFF${JSON.stringify(valid)}`)).toStrictEqual(Either.left([
+      "buddy serve: the --config file FILE is not valid JSON at line 1, column 1: expected a value (an object, array, string, number, true, false or null)."
+    ]))
   })
 })
 
@@ -210,6 +226,29 @@ describe("a config file that is JSON but not a config", () => {
     expect(await said({ ...valid, allowedAccounts: ["www-data"] })).toStrictEqual(Either.left([
       "buddy serve: the --config file has \"allowedAccounts\", which went with TCP: buddy serve listens only on its " +
       "socket; name the proxy's group in \"socketGroup\" instead (docs/operator-guide.md)."
+    ]))
+  })
+
+  it("answers a field it does not know with the nearest it does, as the command line answers a flag", async () => {
+    const { launchpadOrigin, ...rest } = valid
+    expect(await said({ ...rest, launchpadOrign: launchpadOrigin })).toStrictEqual(Either.left([
+      `buddy serve: the --config file has a field buddy does not know: "launchpadOrign"; it takes ${fields}.`,
+      "buddy serve: did you mean \"launchpadOrigin\"?",
+      "buddy serve: the --config file has no \"launchpadOrigin\"; it must be an origin such as https://launchpad.example: scheme, host and optional port, nothing after."
+    ]))
+    // Case, a prefix, and two names at once.
+    expect(await said({ ...valid, Locale: "en", hermes: "/h", origin: "x" })).toStrictEqual(Either.left([
+      `buddy serve: the --config file has a field buddy does not know: "Locale"; it takes ${fields}.`,
+      "buddy serve: did you mean \"locale\"?",
+      `buddy serve: the --config file has a field buddy does not know: "hermes"; it takes ${fields}.`,
+      "buddy serve: did you mean \"hermesHome\"?",
+      `buddy serve: the --config file has a field buddy does not know: "origin"; it takes ${fields}.`
+    ]))
+    expect(await said({ ...valid, socketGroups: 33, environmnet: "local" })).toStrictEqual(Either.left([
+      `buddy serve: the --config file has a field buddy does not know: "socketGroups"; it takes ${fields}.`,
+      "buddy serve: did you mean \"socketGroup\"?",
+      `buddy serve: the --config file has a field buddy does not know: "environmnet"; it takes ${fields}.`,
+      "buddy serve: did you mean \"environment\"?"
     ]))
   })
 
