@@ -5,6 +5,7 @@
 // `-h`. On a terminal the headings are bold; with NO_COLOR or to a pipe there is no escape code.
 import { describe, expect, it } from "vitest"
 import { tree } from "../../src/cli/commands.js"
+import { stripEscapes } from "../../src/cli/output.js"
 import { nodes, title } from "../../src/cli/tree.js"
 import { onPath, requires } from "../support/required.js"
 import { BIN, buddy, spawnBuddy } from "./support/buddy-process.js"
@@ -183,5 +184,20 @@ describe("buddy's help", { timeout: 60_000 }, () => {
     const dumb = await onTerminal({ TERM: "dumb" })
     expect(dumb.code).toBe(0)
     expect(dumb.rawStdout.replaceAll("\r\n", "\n")).toBe(ROOT)
+    // FORCE_COLOR=0 is NO_COLOR's other spelling (issue 26): it printed bold.
+    for (const off of ["0", "false"]) {
+      const forcedOff = await onTerminal({ FORCE_COLOR: off })
+      expect(forcedOff.rawStdout.replaceAll("\r\n", "\n")).toBe(ROOT)
+    }
+  })
+
+  it("has bold headings on a pipe when FORCE_COLOR asks for colour, whatever NO_COLOR says", async () => {
+    // spawnBuddy, not buddy(): that one requires a pipe to hold no escape code, as it must without FORCE_COLOR.
+    const forced = await spawnBuddy(["--help"], { env: { FORCE_COLOR: "1", NO_COLOR: "1" } }).finished
+    expect(forced.code).toBe(0)
+    expect(forced.rawStdout).toContain("\u001b[1mUSAGE\u001b[22m")
+    expect(stripEscapes(forced.rawStdout)).toBe(ROOT)
+    const empty = await buddy(["--help"], { env: { FORCE_COLOR: "" } })
+    expect(empty.rawStdout).toBe(ROOT)
   })
 })
