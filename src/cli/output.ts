@@ -44,7 +44,11 @@ export interface Output {
   readonly home: Option.Option<string>
   /** The command's answer (or a change of it) on stdout: the line with --json, the words otherwise. */
   readonly answer: (line: Line, words: string) => Effect.Effect<void>
-  /** Words on stdout that only a person needs; nothing with --json. */
+  /**
+   * Words only a person needs ("Waiting…", "Press Enter…"), on stderr as gh says them, and nothing
+   * with --json: stdout holds only answers, so `sign-in start | head -1` takes the code and page
+   * and buddy writes nothing more there until the sign-in changes (D46).
+   */
   readonly tell: (words: string) => Effect.Effect<void>
   /** A line on stdout with --json; nothing otherwise (the words go to stderr as a note). */
   readonly emit: (line: Line) => Effect.Effect<void>
@@ -58,7 +62,7 @@ export const makeOutput = (json: boolean, home: Option.Option<string> = Option.n
   json,
   home,
   answer: (line, text) => (json ? printLine(line) : Console.log(text)),
-  tell: (text) => (json ? Effect.void : Console.log(text)),
+  tell: (text) => (json ? Effect.void : Console.error(text)),
   emit: (line) => (json ? printLine(line) : Effect.void),
   note: (text) => Console.error(text),
   fail: (line, text) => (json ? printLine(line) : Console.error(text))

@@ -32,11 +32,13 @@ describe("buddy sign-in start, held in a terminal", () => {
     const fake = await fakeGateway()
     const sessionId = await fastStart(fake)
     const run = spawnBuddy(["sign-in", "start", "--home", fake.home])
-    expect(await run.stdoutLines(2)).toStrictEqual([OPEN, WAITING])
+    expect(await run.stdoutLines(1)).toStrictEqual([OPEN])
+    // The words only a person needs go to stderr: stdout holds only answers (D46).
+    expect(await run.stderrWith(WAITING)).toStrictEqual([WAITING])
     // Approved in the browser only after the code was shown, as a person would.
     expect(fake.approve(sessionId)).toBe(true)
     const ran = expectPlain(await run.finished)
-    expect(ran).toMatchObject({ code: 0, stdout: [OPEN, WAITING, "Buddy is signed in."], stderr: [] })
+    expect(ran).toMatchObject({ code: 0, stdout: [OPEN, "Buddy is signed in."], stderr: [WAITING] })
     expect(fake.signedIn).toBe(true)
     const requests = httpLines(fake, sessionId)
     // Buddy's state is read first, to say whether he already works (issue 18.4), then the start.
@@ -87,9 +89,9 @@ describe("buddy sign-in start, held in a terminal", () => {
       const again = await fakeGateway()
       const second = await fastStart(again)
       const words = spawnBuddy(["sign-in", "start", "--home", again.home])
-      await words.stdoutLines(2)
+      await words.stderrWith(WAITING)
       act(again, second)
-      expect(expectPlain(await words.finished)).toMatchObject({ code, stdout: [OPEN, WAITING, sentence], stderr: [] })
+      expect(expectPlain(await words.finished)).toMatchObject({ code, stdout: [OPEN, sentence], stderr: [WAITING] })
     })
   }
 
@@ -112,8 +114,9 @@ describe("buddy sign-in start, held in a terminal", () => {
     const ran = expectPlain(await run.finished)
     expect(ran).toMatchObject({
       code: 0,
-      stdout: [OPEN, WAITING, "Buddy is signed in."],
+      stdout: [OPEN, "Buddy is signed in."],
       stderr: [
+        WAITING,
         "Hermes is not answering about the sign-in: Hermes answered with an error. Still waiting; Ctrl-C cancels.",
         "Hermes is answering again. Waiting for you to finish in the browser."
       ]
@@ -125,14 +128,14 @@ describe("buddy sign-in start, held in a terminal", () => {
     const fake = await fakeGateway()
     const sessionId = await fastStart(fake)
     const run = spawnBuddy(["sign-in", "start", "--home", fake.home])
-    await run.stdoutLines(2)
+    await run.stderrWith(WAITING)
     run.child.kill("SIGINT")
     const ran = expectPlain(await run.finished)
     expect(ran).toMatchObject({
       code: 130,
       signal: null,
-      stdout: [OPEN, WAITING, "The sign-in was cancelled; Buddy is not signed in."],
-      stderr: ["Cancelling the sign-in on Hermes…"]
+      stdout: [OPEN, "The sign-in was cancelled; Buddy is not signed in."],
+      stderr: [WAITING, "Cancelling the sign-in on Hermes…"]
     })
     expect(httpLines(fake, sessionId)).toContain(CANCEL)
     expect(httpLines(fake, sessionId).at(-1)).toBe(CANCEL)
@@ -164,12 +167,12 @@ describe("buddy sign-in start, held in a terminal", () => {
       const fake = await fakeGateway()
       const sessionId = await fastStart(fake)
       const run = spawnBuddy(["sign-in", "start", "--home", fake.home])
-      await run.stdoutLines(2)
+      await run.stderrWith(WAITING)
       const sent = Date.now()
       run.child.kill(signal)
       const ran = expectPlain(await run.finished)
       expect(Date.now() - sent).toBeLessThan(1000)
-      expect(ran).toMatchObject({ code, signal: null, stdout: [OPEN, WAITING], stderr: [stoppedWithoutCancel] })
+      expect(ran).toMatchObject({ code, signal: null, stdout: [OPEN], stderr: [WAITING, stoppedWithoutCancel] })
       expect(httpLines(fake, sessionId)).not.toContain(CANCEL)
       // Hermes's worker is still free to save the sign-in the person finishes.
       expect(onlySession(fake)).toMatchObject({ cancelled: false, status: "pending", inMap: true })
@@ -215,13 +218,14 @@ describe("buddy sign-in start, held in a terminal", () => {
     const sessionId = await fastStart(fake)
     fake.fault("cancel", { kind: "timeout" })
     const run = spawnBuddy(["sign-in", "start", "--home", fake.home])
-    await run.stdoutLines(2)
+    await run.stderrWith(WAITING)
     run.child.kill("SIGINT")
     const ran = expectPlain(await run.finished)
     expect(ran).toMatchObject({
       code: 130,
-      stdout: [OPEN, WAITING],
+      stdout: [OPEN],
       stderr: [
+        WAITING,
         "Cancelling the sign-in on Hermes…",
         "The sign-in could not be cancelled: Hermes did not confirm the cancel.",
         "It may still complete if you finish it in the browser; run `buddy status` to see whether Buddy is signed in."
@@ -236,13 +240,14 @@ describe("buddy sign-in start, held in a terminal", () => {
     const sessionId = await fastStart(fake)
     fake.fault("cancel", { kind: "status", status: 500 })
     const run = spawnBuddy(["sign-in", "start", "--home", fake.home])
-    await run.stdoutLines(2)
+    await run.stderrWith(WAITING)
     run.child.kill("SIGINT")
     const ran = expectPlain(await run.finished)
     expect(ran).toMatchObject({
       code: 130,
-      stdout: [OPEN, WAITING],
+      stdout: [OPEN],
       stderr: [
+        WAITING,
         "Cancelling the sign-in on Hermes…",
         "The sign-in could not be cancelled: Hermes did not confirm the cancel.",
         "It may still complete if you finish it in the browser; run `buddy status` to see whether Buddy is signed in."
