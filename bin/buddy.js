@@ -11,7 +11,8 @@
 // would be for the Node that packed it): its first run writes one for this bundle and this Node into
 // the user's cache directory, `$XDG_CACHE_HOME/buddy` or `~/.cache/buddy`, which must be ours and
 // closed to others' writes, as must the file (D26). A missing, foreign or rejected cache only costs
-// the compiling back.
+// the compiling back. BUDDY_CODE_CACHE=0 turns the user's cache off: neither read nor written (D46),
+// for a home that must stay untouched (a read-only home, systemd's ProtectHome=).
 import { createHash } from "node:crypto"
 import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
@@ -68,7 +69,7 @@ const runBundle = () => {
   const digest = createHash("sha256").update(bytes).digest()
   const built = `${filename}.cache`
   const inClone = statSync(built, { throwIfNoEntry: false }) !== undefined || process.env.BUDDY_WRITE_CODE_CACHE === "1"
-  const user = inClone ? undefined : userCache(digest)
+  const user = inClone || process.env.BUDDY_CODE_CACHE === "0" ? undefined : userCache(digest)
   let cachedData
   try {
     if (inClone) cachedData = cacheFor(built, digest)

@@ -7,7 +7,17 @@
 // next to the oldest `effect` and `@effect/platform` its peer ranges name: one copy of each in the
 // tree, and the mount example it ships type-checks and runs there.
 import { build } from "esbuild"
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync
+} from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -180,6 +190,15 @@ describe("the packed package", () => {
     })
     expect(stdout.trim()).not.toBe("")
     expect(readdirSync(path.join(open, "buddy"))).toStrictEqual([])
+
+    // BUDDY_CODE_CACHE=0: nothing read, nothing written, not even the directory (the operator guide says so).
+    const off = path.join(temp, "off-cache")
+    const quiet = await run(process.execPath, [buddy, "--version"], {
+      cwd: app,
+      env: { ...process.env, XDG_CACHE_HOME: off, BUDDY_CODE_CACHE: "0" }
+    })
+    expect(quiet.stdout.trim()).not.toBe("")
+    expect(existsSync(off)).toBe(false)
   })
 
   it("installs the simulator a package user tries buddy with: --help says how", async () => {
