@@ -4,15 +4,16 @@
 // confirmed by Hermes or explained; SIGTERM and SIGHUP stop it without cancelling anything. Nothing
 // here ends a sign-in by a clock of its own: Hermes alone decides expiry (C4.7).
 import * as Command from "@effect/cli/Command"
-import { Duration, Effect, Either, Exit, Fiber, Option, Runtime } from "effect"
+import { Console, Duration, Effect, Either, Exit, Fiber, Option, Runtime } from "effect"
 import type { Context } from "effect"
 import { HolderLock } from "../services/HolderLock.js"
 import type { Ending, Refusal, Started } from "../services/SignIn.js"
 import { SignIn } from "../services/SignIn.js"
 import { Status } from "../services/Status.js"
 import { ExitCode } from "./exit.js"
-import { canOffer, offerToOpen } from "./open-page.js"
+import { canOffer, offerToOpen, type Opened } from "./open-page.js"
 import { type Output, refuse } from "./output.js"
+import { mayDraw, qrLines } from "./qr-code.js"
 import { commonOptions, withServices } from "./root.js"
 import { stoppedByCtrlC } from "./stop.js"
 import * as words from "./words.js"
@@ -156,13 +157,20 @@ const start = Command.make(
           { kind: "sign-in", state: "pending", code: started.code, page: started.page },
           words.openPage(started.page, started.code)
         )
+        // The page as a QR code, for a phone, only where a person sees stdout and it fits (D46).
+        const qr = qrLines(started.page)
+        if (mayDraw(qr, output.json, process.stdout, process.env)) yield* Console.log(qr.join("\n"))
         yield* output.tell(words.waiting)
         if (canOffer(output.json)) {
           yield* output.tell(words.pressEnterToOpen)
-          const failed = yield* Effect.runtime<never>().pipe(
-            Effect.map((runtime) => () => Runtime.runFork(runtime)(output.note(words.noBrowser)))
+          const said = yield* Effect.runtime<never>().pipe(
+            Effect.map((runtime) => (opened: Opened) =>
+              Runtime.runFork(runtime)(
+                output.tell(opened === "opening" ? words.opening(started.page) : words.noBrowser)
+              )
+            )
           )
-          const endOffer = offerToOpen(started.page, failed)
+          const endOffer = offerToOpen(started.page, said)
           yield* Effect.addFinalizer(() => Effect.sync(endOffer))
         }
         const ending = yield* hold(output, signIn, started)

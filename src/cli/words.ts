@@ -135,7 +135,8 @@ export const waiting = "Waiting for you to finish in the browser. Ctrl-C cancels
 
 /** On a terminal only: the offer to open the page (D28). */
 export const pressEnterToOpen = "Press Enter to open the page in your browser."
-export const noBrowser = "No browser could be opened here; open the page yourself."
+export const opening = (page: string) => `Opening ${page} in your browser.`
+export const noBrowser = "No browser could be opened here: open the page on another device and enter the code there."
 
 /** Said once (on stderr) each time the hold's trouble changes; the sign-in stays held meanwhile. */
 export const stillWaiting = "Still waiting; Ctrl-C cancels."

@@ -6,6 +6,7 @@ import { existsSync } from "node:fs"
 import * as fs from "node:fs/promises"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
+import { drawnCode, readDrawn } from "../support/qr.js"
 import { onPath, requires } from "../support/required.js"
 import { BIN, buddy, cleanEnv } from "./support/buddy-process.js"
 import { fakeGateway, tempDir } from "./support/cleanup.js"
@@ -19,6 +20,31 @@ const until = async (what: string, ready: () => boolean | Promise<boolean>) => {
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
   throw new Error(`no ${what} within 10 s`)
+}
+
+/** The environment without anything that says a desktop is here, and with `extra`. */
+const desktopEnv = (extra: Record<string, string>) => {
+  const env = cleanEnv()
+  for (const name of ["DISPLAY", "WAYLAND_DISPLAY", "BROWSER"]) delete env[name]
+  return { ...env, ...extra }
+}
+
+/**
+ * \`buddy sign-in start\` on a pseudo-terminal \`columns\` wide (util-linux \`script\`; stty sets the
+ * size, which script leaves at 0 without a terminal of its own), with \`env\`; what it shows, as it comes.
+ */
+const onTerminal = (home: string, env: NodeJS.ProcessEnv, columns: number, flags: ReadonlyArray<string> = []) => {
+  const child = spawn("script", [
+    "-qec",
+    `stty cols ${columns} rows 50; exec "${process.execPath}" "${BIN}" sign-in start --home "${home}" ${
+      flags.join(" ")
+    }`,
+    "/dev/null"
+  ], { env, stdio: ["pipe", "pipe", "pipe"] })
+  let seen = ""
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (seen += chunk))
+  const finished = new Promise<number | null>((resolve) => child.once("close", resolve))
+  return { child, shown: () => seen.replaceAll("\r\n", "\n"), finished }
 }
 
 describe("buddy sign-in start offers to open the page", () => {
@@ -35,7 +61,7 @@ describe("buddy sign-in start offers to open the page", () => {
         `"${process.execPath}" "${BIN}" sign-in start --home "${fake.home}"`,
         "/dev/null"
       ], {
-        env: cleanEnv({ PATH: `${bin}:${process.env["PATH"] ?? ""}` }),
+        env: desktopEnv({ PATH: `${bin}:${process.env["PATH"] ?? ""}`, DISPLAY: ":0" }),
         stdio: ["pipe", "pipe", "pipe"]
       })
       let seen = ""
@@ -47,6 +73,7 @@ describe("buddy sign-in start offers to open the page", () => {
       child.stdin.write("\n")
       await until("opened page", () => existsSync(opened))
       expect(await fs.readFile(opened, "utf8")).toBe(PAGE)
+      expect(seen).toContain(`Opening ${PAGE} in your browser.`)
       expect(fake.approve(sessionId)).toBe(true)
       expect(await finished).toBe(0)
       expect(seen).toContain("Buddy is signed in.")
@@ -60,5 +87,97 @@ describe("buddy sign-in start offers to open the page", () => {
     const words = await buddy(["sign-in", "start", "--home", fake.home])
     expect(words.code).toBe(0)
     expect(words.rawStdout).not.toContain("Press Enter")
+  })
+
+  it.skipIf(!hasScript)(
+    "on a host with no desktop, Enter says no browser can open here and runs no opener",
+    async () => {
+      const fake = await fakeGateway()
+      const sessionId = await fastStart(fake)
+      const bin = await tempDir("buddy-opener-")
+      const opened = join(bin, "opened")
+      await fs.writeFile(join(bin, "xdg-open"), `#!/bin/sh\nprintf '%s' "$1" > "${opened}"\n`, { mode: 0o755 })
+      const terminal = onTerminal(fake.home, desktopEnv({ PATH: `${bin}:${process.env["PATH"] ?? ""}` }), 100)
+      await until("offer", () => terminal.shown().includes("Press Enter to open the page in your browser."))
+      terminal.child.stdin.write("\n")
+      await until("its words", () => terminal.shown().includes("No browser could be opened here"))
+      expect(terminal.shown()).toContain(
+        "No browser could be opened here: open the page on another device and enter the code there."
+      )
+      expect(terminal.shown()).not.toContain("Opening")
+      expect(fake.approve(sessionId)).toBe(true)
+      expect(await terminal.finished).toBe(0)
+      expect(existsSync(opened)).toBe(false)
+    }
+  )
+
+  it.skipIf(!hasScript)("with an opener that fails, Enter says it is opening, then that no browser could", async () => {
+    const fake = await fakeGateway()
+    const sessionId = await fastStart(fake)
+    const bin = await tempDir("buddy-opener-")
+    await fs.writeFile(join(bin, "xdg-open"), "#!/bin/sh\nexit 3\n", { mode: 0o755 })
+    const terminal = onTerminal(
+      fake.home,
+      desktopEnv({ PATH: `${bin}:${process.env["PATH"] ?? ""}`, DISPLAY: ":0" }),
+      100
+    )
+    await until("offer", () => terminal.shown().includes("Press Enter to open the page in your browser."))
+    terminal.child.stdin.write("\n")
+    await until("its words", () => terminal.shown().includes("No browser could be opened here"))
+    const shown = terminal.shown()
+    expect(shown.indexOf(`Opening ${PAGE} in your browser.`)).toBeGreaterThan(-1)
+    expect(shown.indexOf(`Opening ${PAGE} in your browser.`)).toBeLessThan(shown.indexOf("No browser could"))
+    // Said once, though the opener both ran and failed.
+    expect(shown.split("No browser could be opened here").length).toBe(2)
+    expect(fake.approve(sessionId)).toBe(true)
+    expect(await terminal.finished).toBe(0)
+  })
+})
+
+describe("buddy sign-in start draws the page as a QR code", () => {
+  it.skipIf(!hasScript)(
+    "on a terminal wide enough, after the code and page: a camera reads the page from it",
+    async () => {
+      const fake = await fakeGateway()
+      const sessionId = await fastStart(fake)
+      const terminal = onTerminal(fake.home, desktopEnv({}), 80)
+      await until("offer", () => terminal.shown().includes("Press Enter to open"))
+      const lines = terminal.shown().split("\n")
+      const code = drawnCode(lines)
+      expect(code.length).toBe(17)
+      expect(readDrawn(code)).toBe(PAGE)
+      // After the code and page, before the words that wait.
+      const open = lines.findIndex((line) => line.startsWith("Open https://"))
+      expect(lines.indexOf(code[0]!)).toBe(open + 1)
+      expect(fake.approve(sessionId)).toBe(true)
+      expect(await terminal.finished).toBe(0)
+    }
+  )
+
+  for (
+    const [what, env, columns, flags] of [
+      ["on a terminal too narrow", {}, 32, []],
+      ["on TERM=dumb", { TERM: "dumb" }, 80, []],
+      ["under --json", {}, 80, ["--json"]]
+    ] as const
+  ) {
+    it.skipIf(!hasScript)(`never ${what}`, async () => {
+      const fake = await fakeGateway()
+      const sessionId = await fastStart(fake)
+      const terminal = onTerminal(fake.home, desktopEnv(env), columns, flags)
+      await until("the code", () => terminal.shown().includes("ABCD-EFGHK"))
+      expect(fake.approve(sessionId)).toBe(true)
+      expect(await terminal.finished).toBe(0)
+      expect(terminal.shown()).not.toMatch(/[█▀▄]/)
+    })
+  }
+
+  it("never on a pipe", async () => {
+    const fake = await fakeGateway()
+    const sessionId = await fastStart(fake)
+    setTimeout(() => fake.approve(sessionId), 300)
+    const words = await buddy(["sign-in", "start", "--home", fake.home])
+    expect(words.code).toBe(0)
+    expect(words.rawStdout + words.rawStderr).not.toMatch(/[█▀▄]/)
   })
 })
