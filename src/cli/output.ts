@@ -97,16 +97,14 @@ const escapes = new RegExp(String.raw`\u001b(?:\[[0-?]*[ -/]*[@-~]|\][^\u0007\u0
 export const stripEscapes = (text: string): string => text.replace(escapes, "")
 
 /**
- * Colour only for a terminal that can show it (D46). `FORCE_COLOR` set and not empty decides first,
- * as supports-color and Node's own `tty` read it: "0" and "false" mean none, anything else colour
- * even on a pipe (force-color.org, for a CI log); else never when `NO_COLOR` is set to anything but "" (no-color.org), nor on a
- * terminal that says it is dumb (`TERM=dumb`, C8), nor on anything that is no terminal.
+ * Colour only for a terminal that can show it (C8): never when NO_COLOR is set to anything but ""
+ * (no-color.org), nor when FORCE_COLOR says "0" or "false" (its other spelling, as supports-color
+ * and Node's own tty read it; D46), nor on a terminal that says it is dumb (`TERM=dumb`), nor on
+ * anything that is no terminal. No variable forces colour onto a pipe: C8 keeps pipes plain.
  */
-export const colourAllowed = (stream: { readonly isTTY?: boolean }, env: NodeJS.ProcessEnv): boolean => {
-  const forced = env["FORCE_COLOR"]
-  if (forced !== undefined && forced !== "") return forced !== "0" && forced !== "false"
-  return stream.isTTY === true && (env["NO_COLOR"] === undefined || env["NO_COLOR"] === "") && env["TERM"] !== "dumb"
-}
+export const colourAllowed = (stream: { readonly isTTY?: boolean }, env: NodeJS.ProcessEnv): boolean =>
+  stream.isTTY === true && (env["NO_COLOR"] === undefined || env["NO_COLOR"] === "") &&
+  env["FORCE_COLOR"] !== "0" && env["FORCE_COLOR"] !== "false" && env["TERM"] !== "dumb"
 
 /**
  * The console the CLI runs with: `log` to stdout, `error` to stderr, each stripped of escape
