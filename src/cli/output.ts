@@ -12,7 +12,9 @@ import * as words from "./words.js"
 const StatusLine = Schema.Struct({
   kind: Schema.Literal("buddy"),
   state: BuddyState,
-  reason: Schema.optionalWith(GatewayReason, { exact: true })
+  reason: Schema.optionalWith(GatewayReason, { exact: true }),
+  /** Only while this or another buddy process holds a sign-in for the home (C8). */
+  signIn: Schema.optionalWith(Schema.Struct({ state: Schema.Literal("pending") }), { exact: true })
 })
 /** The sign-in's first line: the code and page, never the handle. */
 const PendingLine = Schema.Struct({

@@ -32,6 +32,12 @@ export const heldElsewhere = (holder: Option.Option<number>): string =>
   } holds a sign-in for this Hermes, so nothing was changed. ` +
   "Its lock goes when that sign-in ends or that buddy stops."
 
+/** `buddy status` while another buddy holds a sign-in for this Hermes (C8): who, as `heldElsewhere` says it. */
+export const signInHeld = (holder: Option.Option<number>): string =>
+  `A sign-in is in progress: another buddy${
+    Option.match(holder, { onNone: () => "", onSome: (pid) => ` (process ${pid})` })
+  } holds it until it is finished in the browser or that buddy stops.`
+
 const octal = (mode: number) => `0${mode.toString(8).padStart(3, "0")}`
 
 /** What is in the lock's way (D39), in words, then the fix: each names the path. */

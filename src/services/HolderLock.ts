@@ -14,11 +14,12 @@ import { BuddyConfig } from "./BuddyConfig.js"
 import { configuredHome } from "./gateway-path.js"
 import type { GatewayError } from "./GatewayError.js"
 import { heldBy, type HolderBusy, lockUnavailable } from "./HolderBusy.js"
-import { type AreaLock, areaName, lockArea, type OpenFile } from "./lock-area.js"
-import { type ExlockConstants, exlockLock, O_EXLOCK } from "./lock-exlock.js"
+import { areaIfThere, type AreaLock, areaName, type Holding, lockArea, type OpenFile } from "./lock-area.js"
+import { type ExlockConstants, exlockLock, isAlive, O_EXLOCK } from "./lock-exlock.js"
 import { renameLock } from "./lock-rename.js"
 
 export { HolderBusy } from "./HolderBusy.js"
+export type { Holding } from "./lock-area.js"
 
 export class HolderLock extends Context.Tag("buddy/HolderLock")<HolderLock, {
   /**
@@ -28,6 +29,11 @@ export class HolderLock extends Context.Tag("buddy/HolderLock")<HolderLock, {
   readonly take: Effect.Effect<void, HolderBusy | GatewayError>
   /** Lets it go; nothing when it is not ours. */
   readonly release: Effect.Effect<void>
+  /**
+   * Who holds a sign-in for this Hermes home, this process or another, looked at without taking the
+   * lock or changing anything (`buddy status`, C8); none when nobody does or it cannot be told.
+   */
+  readonly holder: Effect.Effect<Option.Option<Holding>>
 }>() {}
 
 /** What the lock is made of on a system: the live one, or one a test plays. */
@@ -37,6 +43,8 @@ export interface LockSystem {
   readonly descriptors: string
   /** How the lock file is opened (macOS, BSD). */
   readonly open: OpenFile
+  /** Whether a process lives (macOS, BSD: a look at who holds the lock). */
+  readonly alive: (pid: number) => Effect.Effect<boolean>
   readonly constants: ExlockConstants
 }
 
@@ -44,6 +52,7 @@ export const liveSystem: LockSystem = {
   platform: process.platform,
   descriptors: "/proc/self/fd",
   open: fsp.open,
+  alive: isAlive,
   // Stryker disable next-line ObjectLiteral: read on darwin and the BSDs only; their tests give constants of their own
   constants: { ...fsConstants, O_EXLOCK }
 }
@@ -58,14 +67,15 @@ const noLock = (platform: NodeJS.Platform, home: string | undefined): AreaLock =
       (configured) =>
         Effect.fail(lockUnavailable(nodePath.join(configured, areaName), "unsupported", { code: platform }))
     ),
-  release: Effect.void
+  release: Effect.void,
+  holder: () => Effect.succeedNone
 })
 
 const lockOn = (system: LockSystem, home: string | undefined): Effect.Effect<AreaLock, never, Scope.Scope> =>
   system.platform === "linux"
     ? renameLock(system.descriptors)
     : exlockSystems.has(system.platform)
-    ? exlockLock(system.open, system.constants)
+    ? exlockLock(system.open, system.constants, system.alive)
     : Effect.succeed(noLock(system.platform, home))
 
 /**
@@ -82,7 +92,8 @@ export const holderLockLayer = (system: LockSystem): Layer.Layer<HolderLock, nev
       const serial = <A, E>(effect: Effect.Effect<A, E>) => one.withPermits(1)(Effect.uninterruptible(effect))
       return HolderLock.of({
         take: serial(lock.take(lockArea(config.hermesHome))),
-        release: serial(lock.release)
+        release: serial(lock.release),
+        holder: serial(lock.holder(areaIfThere(config.hermesHome)))
       })
     })
   )
@@ -105,6 +116,13 @@ export const HolderLockMemory = (others?: Ref.Ref<ReadonlyMap<string, number>>) 
               Option.flatMap((home) => Option.fromNullable(holders.get(home))),
               Option.match({ onNone: () => Effect.void, onSome: (pid) => Effect.fail(heldBy(Option.some(pid))) })
             )),
-        release: Effect.void
+        release: Effect.void,
+        holder: others === undefined ?
+          Effect.succeedNone :
+          Effect.map(Ref.get(others), (holders) =>
+            Option.fromNullable(config.hermesHome).pipe(
+              Option.flatMap((home) => Option.fromNullable(holders.get(home))),
+              Option.map((pid): Holding => ({ pid: Option.some(pid) }))
+            ))
       }))
   )

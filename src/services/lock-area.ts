@@ -57,11 +57,28 @@ export const lockArea = (override: string | undefined): Effect.Effect<string, Ho
 /** Where a take finds the area, or why the operation is refused before the lock is looked at. */
 export type Area = Effect.Effect<string, HolderBusy | GatewayError>
 
+/**
+ * The area where it is, for a look that must change nothing (`buddy status`, D46): the real home's
+ * `.buddy-lock`, made by nobody; none for a home that is missing or unsafe (status says that itself).
+ */
+export const areaIfThere = (override: string | undefined): Effect.Effect<Option.Option<string>> =>
+  privateRealHome(override, noDeadline).pipe(Effect.map((home) => nodePath.join(home, areaName)), Effect.option)
+
+/** A sign-in's holder found alive: this process or another, with its process id when it could be read. */
+export interface Holding {
+  readonly pid: Option.Option<number>
+}
+
 /** A system's lock for a layer's life (Linux: ./lock-rename.ts; macOS, BSD: ./lock-exlock.ts). */
 export interface AreaLock {
   /** Takes the lock in the area; already ours, nothing happens (not even a look at the area). */
   readonly take: (area: Area) => Effect.Effect<void, HolderBusy | GatewayError>
   readonly release: Effect.Effect<void>
+  /**
+   * Who holds the lock, looked at without taking it, clearing it or making anything: ours, a live
+   * holder's, or none (nobody, a stale holder, anything in the way, an area that is not there).
+   */
+  readonly holder: (area: Effect.Effect<Option.Option<string>>) => Effect.Effect<Option.Option<Holding>>
 }
 
 /** Reads up to this many bytes of a holder's process id: ten digits and a newline fit. */

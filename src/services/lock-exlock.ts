@@ -9,7 +9,7 @@ import type { Scope } from "effect"
 import * as nodePath from "node:path"
 import { errnoOf } from "./errno.js"
 import { heldBy, lockUnavailable } from "./HolderBusy.js"
-import { type Area, type AreaLock, holderAt, type LockFile, type OpenFile } from "./lock-area.js"
+import { type Area, type AreaLock, holderAt, type Holding, type LockFile, type OpenFile } from "./lock-area.js"
 import { ownUid } from "./private-directory.js"
 
 /** The lock file's name in the area. */
@@ -50,8 +50,22 @@ const checkFile = (path: string, file: LockFile) =>
         : Effect.void
   )
 
-/** The lock for a layer's life, on a system with O_EXLOCK: `open` and `constants` are the system's. */
-export const exlockLock = (open: OpenFile, constants: ExlockConstants): Effect.Effect<AreaLock, never, Scope.Scope> =>
+/** Whether a process lives: `kill(pid, 0)` answers, or refuses with EPERM (it lives, another account's). */
+export const isAlive = (pid: number): Effect.Effect<boolean> =>
+  Effect.try(() => process.kill(pid, 0)).pipe(
+    Effect.as(true),
+    Effect.catchAll((error) => Effect.succeed(errnoOf(error.error) === "EPERM"))
+  )
+
+/**
+ * The lock for a layer's life, on a system with O_EXLOCK: `open` and `constants` are the system's,
+ * `alive` how it tells a process lives.
+ */
+export const exlockLock = (
+  open: OpenFile,
+  constants: ExlockConstants,
+  alive: (pid: number) => Effect.Effect<boolean> = isAlive
+): Effect.Effect<AreaLock, never, Scope.Scope> =>
   Effect.gen(function*() {
     /** The open lock file while the lock is ours: closing it lets the lock go. */
     const held = yield* Ref.make(Option.none<LockFile>())
@@ -83,10 +97,47 @@ export const exlockLock = (open: OpenFile, constants: ExlockConstants): Effect.E
         yield* Ref.set(held, Option.some(file))
       })
 
+    // The pid goes before the lock: a look (`holder`) reads the file without locking it (a lock of its
+    // own, even shared, could refuse a take meanwhile), so a file naming nobody says nobody holds it.
     const release = Effect.flatMap(
       Ref.getAndSet(held, Option.none()),
-      Option.match({ onNone: () => Effect.void, onSome: closeFile })
+      Option.match({
+        onNone: () => Effect.void,
+        onSome: (file) => Effect.zipRight(Effect.ignore(Effect.tryPromise(() => file.truncate(0))), closeFile(file))
+      })
     )
-    yield* Effect.addFinalizer(() => release)
-    return { take, release }
+
+    /**
+     * Who holds it, without a lock of this look's own: ours; else the process the file names, if it
+     * lives (a holder killed outright leaves its pid; its lock went with it). A pid the system gave
+     * again to another process meanwhile reads as a holder: the one thing a look without a lock cannot tell.
+     */
+    const holder = (area: Effect.Effect<Option.Option<string>>) =>
+      Effect.flatMap(Ref.get(held), (ours) =>
+        Option.isSome(ours)
+          ? Effect.succeedSome<Holding>({ pid: Option.some(process.pid) })
+          : Effect.flatMap(
+            area,
+            Option.match({
+              onNone: () => Effect.succeedNone,
+              onSome: (place) =>
+                holderAt(
+                  nodePath.join(place, lockFileName),
+                  open,
+                  constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK
+                ).pipe(
+                  Effect.flatMap(Option.match({
+                    onNone: () => Effect.succeedNone,
+                    onSome: (pid) =>
+                      Effect.map(alive(pid), (lives) =>
+                        lives ? Option.some<Holding>({ pid: Option.some(pid) }) : Option.none())
+                  }))
+                )
+            })
+          ))
+
+    yield* Effect.addFinalizer(() =>
+      release
+    )
+    return { take, release, holder }
   })

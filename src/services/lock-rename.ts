@@ -18,7 +18,7 @@ import * as net from "node:net"
 import * as nodePath from "node:path"
 import { errnoOf } from "./errno.js"
 import { heldBy, type HolderBusy, lockUnavailable } from "./HolderBusy.js"
-import { type Area, type AreaLock, holderAt } from "./lock-area.js"
+import { type Area, type AreaLock, holderAt, type Holding } from "./lock-area.js"
 import { ownUid } from "./private-directory.js"
 
 /** The lock's name in the area: whose directory is here holds it. */
@@ -152,6 +152,26 @@ const examine = (path: string, descriptors: string, orphan: boolean) =>
         judge(handle, `${descriptors}/${handle.fd}`, path, orphan).pipe(Effect.ensuring(closeHandle(handle)))
     })
   )
+
+/**
+ * A live holder at `path`, looked at as `judge` looks but changing nothing: a stale holder is left
+ * for the next take to clear, and anything not ours, or that cannot be looked at, is no holder.
+ */
+const look = (path: string, descriptors: string): Effect.Effect<Option.Option<Holding>> =>
+  Effect.acquireUseRelease(
+    openDirectory(path),
+    (handle) =>
+      Effect.gen(function*() {
+        const stats = yield* fsCall(() => handle.stat())
+        if (stats.uid !== ownUid() || (stats.mode & 0o077) !== 0) return Option.none<Holding>()
+        const through = `${descriptors}/${handle.fd}`
+        const knocked = yield* knock(`${through}/s`)
+        return knocked === "connected" || knocked === "EAGAIN"
+          ? Option.some<Holding>({ pid: yield* holderAt(`${through}/pid`) })
+          : Option.none<Holding>()
+      }),
+    closeHandle
+  ).pipe(Effect.orElseSucceed(() => Option.none<Holding>()))
 
 /** Ends this process's own directory: the socket first, while the descriptor its path goes through is open. */
 const dispose = (own: Own) =>
@@ -287,6 +307,18 @@ export const renameLock = (descriptors: string): Effect.Effect<AreaLock, never, 
           : Effect.void
     )
 
+    const holder = (area: Effect.Effect<Option.Option<string>>) =>
+      Effect.flatMap(Ref.get(held), (ours) =>
+        ours
+          ? Effect.succeedSome<Holding>({ pid: Option.some(process.pid) })
+          : Effect.flatMap(
+            area,
+            Option.match({
+              onNone: () => Effect.succeedNone,
+              onSome: (place) => look(nodePath.join(place, holderName), descriptors)
+            })
+          ))
+
     yield* Effect.addFinalizer(() => Effect.zipRight(release, forget))
-    return { take, release }
+    return { take, release, holder }
   })

@@ -1,14 +1,54 @@
 // `buddy status` as a child process against the fake gateway: the C8 JSON line and the words for
-// works, waits and each unknown reason a fake can produce quickly; always exit 0 (a status read).
+// works, waits and each unknown reason a fake can produce quickly; exit 0 works, 3 waits, 1 unknown.
+// A sign-in another buddy process holds for the home is said, in words and as `signIn`, and the
+// holder goes on undisturbed (D46).
 import { describe, expect, it } from "vitest"
 import type { FakeGatewayHandle } from "../../fixtures/fake-gateway.js"
-import { buddy } from "./support/buddy-process.js"
+import { buddy, spawnBuddy } from "./support/buddy-process.js"
 import { fakeGateway, tempDir } from "./support/cleanup.js"
-import { httpLines, PROVIDERS } from "./support/fast-start.js"
+import { CANCEL, fastStart, httpLines, POLL, PROVIDERS } from "./support/fast-start.js"
 
 type Fault = Parameters<FakeGatewayHandle["fault"]>[1]
 
 const tempHome = (mode: number) => tempDir("buddy-cli-home-", mode)
+
+describe("buddy status while another buddy holds a sign-in", () => {
+  it("says so in words and as signIn pending, naming the holder's process, and the holder goes on", async () => {
+    const fake = await fakeGateway()
+    const sessionId = await fastStart(fake)
+    const holder = spawnBuddy(["sign-in", "start", "--json", "--home", fake.home])
+    await holder.stdoutLines(1)
+    const pid = holder.child.pid!
+    fake.clearReceived()
+
+    const json = await buddy(["status", "--json", "--home", fake.home])
+    expect(json).toMatchObject({
+      code: 3,
+      stdout: ["{\"kind\":\"buddy\",\"state\":\"waits\",\"signIn\":{\"state\":\"pending\"}}"],
+      stderr: []
+    })
+    const words = await buddy(["status", "--home", fake.home])
+    expect(words).toMatchObject({
+      code: 3,
+      stdout: [
+        "Buddy is waiting to be signed in.",
+        `A sign-in is in progress: another buddy (process ${pid}) holds it until it is finished in the browser or that buddy stops.`
+      ],
+      stderr: []
+    })
+    // The status reads asked Hermes for the card only: the holder's session was neither polled nor cancelled by them.
+    expect(httpLines(fake, sessionId).filter((line) => line !== POLL)).toStrictEqual([PROVIDERS, PROVIDERS])
+    expect(fake.approve(sessionId)).toBe(true)
+    expect(await holder.finished).toMatchObject({ code: 0 })
+    expect(httpLines(fake, sessionId)).not.toContain(CANCEL)
+
+    // Once it has ended, nobody holds it: no signIn.
+    expect(await buddy(["status", "--json", "--home", fake.home])).toMatchObject({
+      code: 0,
+      stdout: ["{\"kind\":\"buddy\",\"state\":\"works\"}"]
+    })
+  })
+})
 
 describe("buddy status", () => {
   it("works: one JSON line, exit 0, one provider card read", async () => {

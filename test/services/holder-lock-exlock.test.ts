@@ -5,14 +5,14 @@
 // What they prove is buddy's side: the flags it asks for, what it checks before writing, what it
 // answers; that darwin's kernel honours O_EXLOCK is its own documentation's word (open(2)).
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Scope } from "effect"
-import { execFileSync } from "node:child_process"
+import { Effect, Exit, Option, Scope } from "effect"
+import { execFileSync, spawnSync } from "node:child_process"
 import { constants as fsConstants } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { liveSystem, type LockSystem } from "../../src/services/HolderLock.js"
 import type { LockFile, OpenFile } from "../../src/services/lock-area.js"
-import { O_EXLOCK } from "../../src/services/lock-exlock.js"
+import { isAlive, O_EXLOCK } from "../../src/services/lock-exlock.js"
 import { heldByPid, lockFor, lockScene, refusalOf, unavailableAt } from "./support/lock-scene.js"
 
 const isRoot = process.getuid?.() === 0
@@ -149,4 +149,68 @@ describe("the holder lock on macOS and the BSDs (played by injection)", () => {
         )
       }
     }))
+})
+
+describe("a look at who holds the lock on macOS and the BSDs (played by injection)", () => {
+  const pidOf = (pid: number) => Option.some({ pid: Option.some(pid) })
+
+  it.scopedLive("reads the pid through an open that takes no lock (not even a shared one), and asks whether it lives", () =>
+    Effect.gen(function*() {
+      const { area, home } = yield* lockScene
+      const file = path.join(area, "holder.lock")
+      const { calls, locked, system } = playedSystem("darwin")
+      const asked: Array<number> = []
+      const living = new Set<number>([process.pid, 4711])
+      const withAlive: LockSystem = {
+        ...system,
+        alive: (pid) => Effect.sync(() => (asked.push(pid), living.has(pid)))
+      }
+      const first = yield* lockFor(home, withAlive)
+      const second = yield* lockFor(home, withAlive)
+      // No area yet: nobody, and nothing made (its one open takes no lock and creates nothing).
+      expect(yield* second.lock.holder).toStrictEqual(Option.none())
+      expect(calls).toStrictEqual([{ file, flags: lockless, mode: undefined }])
+      expect(yield* run(() => fs.access(area).then(() => true, () => false))).toBe(false)
+      yield* first.lock.take
+      expect(yield* second.lock.holder).toStrictEqual(pidOf(process.pid))
+      expect(calls.at(-1)).toStrictEqual({ file, flags: lockless, mode: undefined })
+      expect(asked).toStrictEqual([process.pid])
+      // Its own hold is its own, without a look at the file.
+      const before = calls.length
+      expect(yield* first.lock.holder).toStrictEqual(pidOf(process.pid))
+      expect(calls.length).toBe(before)
+      expect([...locked]).toStrictEqual([file])
+      // A release empties the file before it lets go: the file then names nobody.
+      yield* first.lock.release
+      expect(yield* run(() => fs.readFile(file, "utf8"))).toBe("")
+      expect(yield* second.lock.holder).toStrictEqual(Option.none())
+      // A holder killed outright leaves its pid: held while it lives, nobody once it is gone.
+      yield* run(() => fs.writeFile(file, "4711\n"))
+      expect(yield* second.lock.holder).toStrictEqual(pidOf(4711))
+      living.delete(4711)
+      expect(yield* second.lock.holder).toStrictEqual(Option.none())
+      expect(asked.at(-1)).toBe(4711)
+      yield* run(() => fs.writeFile(file, "not a pid\n"))
+      expect(yield* second.lock.holder).toStrictEqual(Option.none())
+      // Having looked, it takes at once: the look held no lock.
+      yield* second.lock.take
+      expect([...locked]).toStrictEqual([file])
+    }))
+
+  it("tells a living process by kill(pid, 0): this one lives, one that ended does not, another account's (EPERM) does", async () => {
+    expect(await Effect.runPromise(isAlive(process.pid))).toBe(true)
+    const ended = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" })
+    expect(await Effect.runPromise(isAlive(Number(ended.stdout)))).toBe(false)
+    if (!isRoot) expect(await Effect.runPromise(isAlive(1))).toBe(true)
+    else {
+      const asOther = spawnSync(process.execPath, [
+        "--input-type=module",
+        "-e",
+        `process.setuid(65534); import(${
+          JSON.stringify(new URL("../../src/services/lock-exlock.ts", import.meta.url).href)
+        }).then(async (m) => { const { Effect } = await import("effect"); process.stdout.write(String(await Effect.runPromise(m.isAlive(1)))) })`
+      ], { encoding: "utf8", env: { ...process.env, NODE_OPTIONS: "--import tsx" } })
+      expect(asOther.stdout).toBe("true")
+    }
+  })
 })

@@ -256,7 +256,10 @@ describe("a holder lock that cannot be taken (C4.1, D39)", () => {
   ) =>
     Effect.gen(function*() {
       const fake = yield* makeFakeGateway({ signedIn: true })
-      const lock = Layer.succeed(HolderLock, HolderLock.of({ take: Effect.fail(refusal), release: Effect.void }))
+      const lock = Layer.succeed(
+        HolderLock,
+        HolderLock.of({ take: Effect.fail(refusal), release: Effect.void, holder: Effect.succeedNone })
+      )
       const layer = buddyServices(lock).pipe(
         Layer.provideMerge(JournalCapture),
         Layer.provide(BuddyConfig.gatewayLayer({ hermesHome: fake.home, deadlines: testDeadlines })),
