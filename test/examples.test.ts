@@ -14,7 +14,7 @@ import { launchpad as effectLaunchpad } from "../examples/mount-effect.js"
 import { launchpad as nodeLaunchpad } from "../examples/mount-node.js"
 import { launchpad as routerLaunchpad } from "../examples/mount-router.js"
 import { type FakeGateway, makeFakeGateway } from "../fixtures/fake-gateway.js"
-import { makeBuddyWebHandler } from "../src/http/app.js"
+import { makeBuddyWebHandler } from "../src/http/hosts.js"
 import { BuddyConfig, type BuddyConfigShape } from "../src/services/BuddyConfig.js"
 import {
   HERMES_CANCEL,
