@@ -2,9 +2,12 @@
 // the package, packed with `npm pack`, installed from the tarball into a scratch project (its peers
 // from the npm registry or this machine's npm cache), then imported from plain Node and type-checked
 // by tsc in that project. The public surface is exactly the one listed below; internals stay inside;
-// `@lazurio/buddy/client` bundles for a browser without a Node import. A second project installs it
-// next to the oldest `effect` and `@effect/platform` its peer ranges name: one copy of each in the
-// tree, and the mount example it ships type-checks and runs there.
+// `@lazurio/buddy/client` bundles for a browser without a Node import. A project with
+// @effect/platform-node compiles the examples the tarball ships and a Launchpad's module exporting
+// buddy's layers with `declaration: true` (D43), then walks every host they make, each under a
+// prefix, on the simulator the tarball ships. A last project installs it next to the oldest `effect`
+// and `@effect/platform` its peer ranges name: one copy of each in the tree, and the same build and
+// walk there.
 import { build } from "esbuild"
 import { execFile } from "node:child_process"
 import {
@@ -37,6 +40,8 @@ const publicSurface = [
   "BuddyConfig",
   "BuddyHttpApp",
   "BuddyLive",
+  "BuddyLiveConfig",
+  "BuddyRoutes",
   "BuddyServicesLive",
   "BuddyState",
   "CancelAnswer",
@@ -68,6 +73,7 @@ const publicSurface = [
   "Unavailable",
   "UnavailableAnswer",
   "apiRoot",
+  "buddyHttpAppAt",
   "buddyVersion",
   "configFrom",
   "defaultDeadlines",
@@ -78,7 +84,8 @@ const publicSurface = [
   "operations",
   "pathRefusals",
   "refusals",
-  "refusalsOf"
+  "refusalsOf",
+  "withBuddyOperations"
 ].toSorted()
 
 let temp = ""
@@ -131,6 +138,122 @@ const typeCheck = (dir: string, file: string) => {
   )
 }
 
+/**
+ * tsc as a Launchpad that publishes its own types builds: `declaration: true`, emitting `files` into
+ * `out/` of the project `dir` (D43: a layer whose type names a tag the package does not export is
+ * TS2742 here). "clean", or what it said.
+ */
+const emit = (dir: string, files: ReadonlyArray<string>) => {
+  writeFileSync(
+    path.join(dir, "tsconfig.emit.json"),
+    JSON.stringify({
+      compilerOptions: {
+        target: "ES2022",
+        lib: ["ES2023", "DOM"],
+        module: "NodeNext",
+        moduleResolution: "NodeNext",
+        strict: true,
+        exactOptionalPropertyTypes: true,
+        declaration: true,
+        outDir: "out",
+        skipLibCheck: true,
+        types: ["node"]
+      },
+      files
+    })
+  )
+  return inDir(dir)(process.execPath, [tsc, "-p", "tsconfig.emit.json"]).then(
+    () => "clean",
+    (error: { readonly stdout: string }) => error.stdout
+  )
+}
+
+/** The examples the tarball ships, and a Launchpad exporting each of buddy's layers and hosts, copied into `dir`. */
+const launchpadSources = (dir: string) => {
+  const examples = readdirSync(path.join(dir, "node_modules/@lazurio/buddy/examples")).filter((file) =>
+    file.endsWith(".ts")
+  )
+  for (const file of examples) {
+    cpSync(path.join(dir, "node_modules/@lazurio/buddy/examples", file), path.join(dir, file))
+  }
+  writeFileSync(path.join(dir, "layers.ts"), layersSource)
+  return [...examples, "layers.ts"]
+}
+
+/** A Launchpad's module exporting what it builds of buddy, every type inferred. */
+const layersSource = `import { Console, Layer } from "effect"
+import {
+  BuddyConfig,
+  buddyHttpAppAt,
+  BuddyLive,
+  BuddyLiveConfig,
+  BuddyRoutes,
+  BuddyServicesLive,
+  Journal,
+  JournalSilent,
+  makeBuddyWebHandler,
+  withBuddyOperations
+} from "@lazurio/buddy"
+
+const fields = {
+  launchpadOrigin: "https://launchpad.example",
+  buddyOrigin: "https://buddy.example",
+  environment: "hosted-personal"
+} as const
+export const BuddyLayer = BuddyLive(fields)
+export const QuietLayer = BuddyLive(fields, JournalSilent)
+export const EnvLayer = BuddyLiveConfig()
+export const Pieces = BuddyServicesLive.pipe(
+  Layer.provideMerge(Journal.layer((line) => Console.log(line))),
+  Layer.provideMerge(BuddyConfig.layerConfig())
+)
+export const Routes = BuddyRoutes({ prefix: "/launchpad/buddy" })
+export const App = buddyHttpAppAt("/launchpad/buddy")
+export const web = makeBuddyWebHandler(BuddyLayer, { prefix: "/launchpad/buddy" })
+export const document = withBuddyOperations("/launchpad/buddy")({})
+`
+
+/** Every host of the examples, compiled in `dir`, walked against the simulator: what each answered. */
+const walkHosts = async (dir: string) => {
+  cpSync(path.join(root, "test/support/walk-hosts.mjs"), path.join(dir, "walk-hosts.mjs"))
+  const home = path.join(dir, "hermes")
+  const { stdout } = await inDir(dir)(process.execPath, ["walk-hosts.mjs", home])
+  return JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}") as Record<string, ReadonlyArray<string>>
+}
+
+/** What each host answers under `root`: the same C6, wherever it is. */
+const walked = (root: string) => [
+  "200 {\"kind\":\"buddy\",\"state\":\"waits\",\"signIn\":{\"state\":\"none\"},\"locale\":\"en\"}",
+  "200 {\"kind\":\"sign-in\",\"state\":\"pending\",\"handle\":\"H\",\"code\":\"C\",\"page\":\"https://auth.openai.com/codex/device\"}",
+  "200 {\"kind\":\"sign-in\",\"state\":\"pending\",\"code\":\"C\",\"page\":\"https://auth.openai.com/codex/device\"}",
+  "200 {\"kind\":\"sign-in\",\"state\":\"cancelled\"}",
+  "200 {\"kind\":\"sign-out\",\"state\":\"signed-out\"}",
+  `200 ${
+    ["", "/openapi.json", "/sign-in/start", "/sign-in/poll", "/sign-in/cancel", "/sign-out"].map((path) =>
+      `${root}${path}`
+    ).join(" ")
+  }`
+]
+
+/** Every host walked: the same answers under its prefix; outside it, the Launchpad's or nobody's. */
+const expectWalked = (results: Record<string, ReadonlyArray<string>>) => {
+  const prefix = "/launchpad/buddy"
+  expect(results["mountApp"]).toStrictEqual([...walked(prefix), "404 "])
+  expect(results["layerRouter"]).toStrictEqual([...walked(prefix), "404 "])
+  expect(results["nodeHttp"]).toStrictEqual([...walked(prefix), "200 the Launchpad"])
+  expect(results["webHandler"]).toStrictEqual([...walked(prefix), "404 {\"error\":\"not-found\"}"])
+  expect(results["routerAll"]).toStrictEqual([...walked("/api/buddy"), "404 "])
+  expect(results["document"]).toStrictEqual([
+    "buddy.cancelSignIn",
+    "buddy.openApi",
+    "buddy.pollSignIn",
+    "buddy.signOut",
+    "buddy.startSignIn",
+    "buddy.status",
+    "pages.home"
+  ])
+}
+
 /** Every installed copy of a package in a project's tree, by the package.json each has. */
 const copiesOf = (dir: string, name: string) =>
   readdirSync(path.join(dir, "node_modules"), { recursive: true, encoding: "utf8" })
@@ -172,7 +295,7 @@ beforeAll(async () => {
 
 afterAll(() => {
   if (temp !== "") rmSync(temp, { recursive: true, force: true })
-})
+}, 120_000)
 
 describe("the packed package", () => {
   it("ships the built library, its types, the executables, the guides, examples and systemd units; no source, no tests, no code cache", () => {
@@ -286,7 +409,10 @@ describe("the packed package", () => {
       }))
     `
     const { stdout } = await inApp(process.execPath, ["--input-type=module", "-e", script])
-    const seen = JSON.parse(stdout) as Record<string, unknown>
+    // The last line: the layer said on Effect's logger (stdout by default) that Buddy is absent here.
+    const seen = JSON.parse(stdout.trim().split("\n").at(-1) ?? "") as Record<string, unknown>
+    expect(stdout).toContain("level=WARN")
+    expect(stdout).toContain("the config has no buddyOrigin, so Buddy is absent here")
     expect(seen["names"]).toStrictEqual(publicSurface)
     expect(seen["client"]).toStrictEqual(["defaultPollInterval", "makeBuddyClient"])
     expect(seen["app"]).toBe(true)
@@ -377,6 +503,33 @@ export const refusedConfig: Effect.Effect<unknown, ConfigInvalid> = BuddyConfig.
   }, 30_000)
 })
 
+describe("every host a Launchpad uses, from the installed tarball (D43)", () => {
+  let hosts = ""
+  beforeAll(async () => {
+    hosts = await launchpad("hosts", ["@effect/platform-node@^0.108.2"])
+  }, 240_000)
+
+  it(
+    "a Launchpad that exports buddy's layers and hosts builds its declarations, naming only the package's exports",
+    async () => {
+      expect(await emit(hosts, launchpadSources(hosts))).toBe("clean")
+      const declared = readFileSync(path.join(hosts, "out/layers.d.ts"), "utf8")
+      expect(declared).toContain("\"@lazurio/buddy\"")
+      expect(declared).not.toMatch(/dist\/lib|services\//)
+      expect(readFileSync(path.join(hosts, "out/mount-router.d.ts"), "utf8")).toContain("ConfigInvalid")
+    },
+    60_000
+  )
+
+  it(
+    "walks mountApp, HttpLayerRouter beside an HttpApi, node:http and the web handler under a prefix, on the simulator",
+    async () => {
+      expectWalked(await walkHosts(hosts))
+    },
+    60_000
+  )
+})
+
 describe("next to the oldest effect and @effect/platform its peer ranges name", () => {
   let oldest = ""
   beforeAll(async () => {
@@ -384,12 +537,11 @@ describe("next to the oldest effect and @effect/platform its peer ranges name", 
   }, 240_000)
 
   it(
-    "one copy of effect and of @effect/platform in the tree, and the shipped mount example type-checks and serves",
+    "one copy of effect and of @effect/platform in the tree; the shipped examples build their declarations and every host walks",
     async () => {
       expect(copiesOf(oldest, "effect")).toStrictEqual(["effect/package.json"])
       expect(copiesOf(oldest, "@effect/platform")).toStrictEqual(["@effect/platform/package.json"])
-      cpSync(path.join(oldest, "node_modules/@lazurio/buddy/examples/mount-effect.ts"), path.join(oldest, "mount.ts"))
-      expect(await typeCheck(oldest, "mount.ts")).toBe("clean")
+      expect(await emit(oldest, launchpadSources(oldest))).toBe("clean")
       const script = `
       const buddy = await import("@lazurio/buddy")
       const { dispose, handler } = buddy.makeBuddyWebHandler(await (await import("effect")).Effect.runPromise(buddy.BuddyConfig.make({ launchpadOrigin: "http://127.0.0.1", environment: "local" })))
@@ -398,8 +550,9 @@ describe("next to the oldest effect and @effect/platform its peer ranges name", 
       await dispose()
     `
       const { stdout } = await inDir(oldest)(process.execPath, ["--input-type=module", "-e", script])
-      expect(JSON.parse(stdout)).toStrictEqual([404, "{\"error\":\"buddy-absent\"}"])
+      expect(JSON.parse(stdout.trim().split("\n").at(-1) ?? "")).toStrictEqual([404, "{\"error\":\"buddy-absent\"}"])
+      expectWalked(await walkHosts(oldest))
     },
-    60_000
+    120_000
   )
 })

@@ -88,13 +88,13 @@ const fieldReasons: Readonly<Record<string, Reason>> = {
   limits: "limits"
 }
 
-/** The first issue's field: a key of its own that is unknown, a known field, or no object at all. */
+/**
+ * The first issue's field: a known one (whatever is wrong beneath it), a key of its own that no
+ * field has, or none at all when the fields are no object. A decoding error has at least one issue.
+ */
 const reasonOf = (error: ParseResult.ParseError): Reason => {
-  const [issue] = ParseResult.ArrayFormatter.formatErrorSync(error)
-  const [field] = issue?.path ?? []
-  if (field === undefined) return "not-an-object"
-  if (issue?.path.length === 1 && issue._tag === "Unexpected") return "unknown-field"
-  return fieldReasons[String(field)] ?? "unknown-field"
+  const [field] = ParseResult.ArrayFormatter.formatErrorSync(error).flatMap((issue) => issue.path.slice(0, 1))
+  return field === undefined ? "not-an-object" : fieldReasons[String(field)] ?? "unknown-field"
 }
 
 const decodeFields = Schema.decodeUnknown(ConfigFields, { onExcessProperty: "error" })

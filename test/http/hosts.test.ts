@@ -2,10 +2,13 @@
 // handler, `BuddyRoutes` in HttpLayerRouter; and buddy's operations merged into another OpenAPI
 // document by `withBuddyOperations`. The services are stand-ins: only where each request lands is
 // under test here (test/examples.test.ts drives every host against the fake gateway).
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
+import { createServer, request } from "node:http"
+import type { AddressInfo } from "node:net"
 import { buddyHttpAppAt, BuddyRoutes } from "../../src/http/hosts.js"
 import { openApiDocument, withBuddyOperations } from "../../src/http/openapi.js"
 import { BuddyConfig } from "../../src/services/BuddyConfig.js"
@@ -56,6 +59,30 @@ describe("buddyHttpAppAt, for a host that hands over every request whole", () =>
         expect(yield* get(outside), outside).toBe(notFound)
       }
       expect(yield* documentPaths(get, "/launchpad/buddy/openapi.json")).toContain("/launchpad/buddy/sign-in/start")
+    }))
+
+  it.scopedLive("through node:http's makeHandler, an absolute-form target is cut as its path would be", () =>
+    Effect.gen(function*() {
+      const handler = yield* NodeHttpServer.makeHandler(buddyHttpAppAt("/launchpad/buddy")).pipe(
+        Effect.provide(services)
+      )
+      const server = createServer(handler)
+      yield* Effect.acquireRelease(
+        Effect.async<void>((resume) => void server.listen(0, "127.0.0.1", () => resume(Effect.void))),
+        () => Effect.sync(() => server.close())
+      )
+      const { port } = server.address() as AddressInfo
+      const get = (target: string) =>
+        Effect.async<string>((resume) => {
+          request({ host: "127.0.0.1", port, path: target, agent: false }, (response) => {
+            let text = ""
+            response.on("data", (chunk: Buffer) => (text += chunk.toString()))
+            response.on("end", () => resume(Effect.succeed(`${response.statusCode} ${text}`)))
+          }).end()
+        })
+      expect(yield* get(`http://127.0.0.1:${port}/launchpad/buddy`)).toBe(works)
+      expect(yield* get("/launchpad/buddy")).toBe(works)
+      expect(yield* get(`http://127.0.0.1:${port}/api/buddy`)).toBe(notFound)
     }))
 })
 
@@ -147,6 +174,10 @@ describe("withBuddyOperations, buddy's operations in a Launchpad's document", ()
     expect(Object.keys(merged.paths)).toContain("/api/buddy/sign-in/start")
     expect(merged.tags.map((tag) => tag.name)).toStrictEqual(["buddy"])
     expect(Object.keys(merged.components["schemas"] ?? {}).length).toBeGreaterThan(5)
+    expect(
+      Object.keys((withBuddyOperations()({ components: null }) as unknown as Document).components["schemas"] ?? {})
+    )
+      .toContain("buddy.BuddyAnswer")
     const odd = withBuddyOperations()({ tags: "x", paths: [], components: { schemas: 1 } }) as unknown as Document
     expect(odd.tags.map((tag) => tag.name)).toStrictEqual(["buddy"])
     expect(Object.keys(odd.paths).length).toBe(6)

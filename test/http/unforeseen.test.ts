@@ -89,17 +89,22 @@ describe("an unforeseen failure", () => {
     Effect.gen(function*() {
       const { logged, post } = yield* handlerOn({
         signOut: Effect.die(new HermesSaid({ text: secretText })),
-        poll: () => Effect.die(secretText)
+        poll: () => Effect.die(secretText),
+        cancel: () => Effect.die({ _tag: 7, text: secretText })
       })
       expect((yield* post("/api/buddy/sign-out")).status).toBe(500)
       const reply = yield* post("/api/buddy/sign-in/poll", JSON.stringify({ handle: secrets[3] }))
       expect(reply).toMatchObject({ status: 500, body: "{\"error\":\"operation-failed\"}" })
+      expect((yield* post("/api/buddy/sign-in/cancel", JSON.stringify({ handle: secrets[3] }))).status).toBe(500)
       expect(logged.map((line) => line.message)).toStrictEqual([
         ["buddy: signOut failed unforeseen and was answered 500 operation-failed"],
-        ["buddy: pollSignIn failed unforeseen and was answered 500 operation-failed"]
+        ["buddy: pollSignIn failed unforeseen and was answered 500 operation-failed"],
+        ["buddy: cancelSignIn failed unforeseen and was answered 500 operation-failed"]
       ])
       expect(logged[0]?.cause).toContain("HermesSaid: (message withheld)")
       expect(logged[1]?.cause).toContain("string: (message withheld)")
+      // A `_tag` that is no string names nothing: the defect is named by its type.
+      expect(logged[2]?.cause).toContain("object: (message withheld)")
       for (const line of logged) for (const secret of secrets) expect(line.cause).not.toContain(secret)
     }))
 
@@ -113,6 +118,17 @@ describe("an unforeseen failure", () => {
       expect((yield* post("/api/buddy/sign-in/start")).status).toBe(500)
       expect(logged[0]?.cause).toContain("Error: (message withheld)")
       expect(logged[0]?.cause).not.toMatch(/\n\s+at /)
+      for (const secret of secrets) expect(logged[0]?.cause).not.toContain(secret)
+    }))
+
+  it.scopedLive("an error without a stack is named, and nothing else of it is said", () =>
+    Effect.gen(function*() {
+      const defect = new RangeError(secretText)
+      Object.defineProperty(defect, "stack", { value: undefined })
+      const { logged, post } = yield* handlerOn({ signOut: Effect.die(defect) })
+      expect((yield* post("/api/buddy/sign-out")).body).toBe("{\"error\":\"operation-failed\"}")
+      expect(logged).toHaveLength(1)
+      expect(logged[0]?.cause).toContain("RangeError: (message withheld)")
       for (const secret of secrets) expect(logged[0]?.cause).not.toContain(secret)
     }))
 })
