@@ -1,20 +1,25 @@
-// The tests StrykerJS runs against each mutant: the in-process suites of the services and the
-// HTTP app. Nothing that spawns a process runs here (test/boundary, test/campaign, test/cli,
-// test/browser, test/fixtures, test/load, and the no-proxy test, which needs a child with its own
-// environment): each is seconds per mutant. See docs/decisions.md D11.
+// The tests StrykerJS runs against each mutant: the in-process suites of the services, the HTTP
+// app and `buddy serve`'s host (test/serve: real sockets and files in temporary directories; the few
+// things a worker thread may not do, another uid or umask, in a child that runs the mutated source
+// with the active mutant). Nothing that runs the built executable runs here (test/boundary,
+// test/campaign, test/cli, test/browser, test/fixtures, test/load, and the no-proxy test, which
+// needs a child with its own environment): no mutant reaches it, and each is seconds per mutant.
+// See docs/decisions.md D11.
 import { defineConfig } from "vitest/config"
 import { BaseSequencer, type TestSpecification } from "vitest/node"
 import { selfReference } from "./vitest.config.js"
 
 /**
- * test/schema first, then vitest's own order: a static mutant runs every file until one fails
- * (StrykerJS bails at the first failure), and the focused suite there loads each module afresh and
- * fails in milliseconds for what it pins (D37).
+ * test/schema first, then test/serve, then vitest's own order: a static mutant runs every file until
+ * one fails (StrykerJS bails at the first failure); the focused suite in test/schema loads each module
+ * afresh and fails in milliseconds for what it pins (D37), and test/serve, a few seconds in all, pins
+ * the module-level words, answers and limits of src/serve, which no other suite reaches.
  */
 class FocusedFirst extends BaseSequencer {
   override async sort(files: Array<TestSpecification>) {
     const sorted = await super.sort(files)
-    const rank = (file: TestSpecification) => (file.moduleId.includes("/test/schema/") ? 0 : 1)
+    const rank = (file: TestSpecification) =>
+      file.moduleId.includes("/test/schema/") ? 0 : file.moduleId.includes("/test/serve/") ? 1 : 2
     return sorted.toSorted((a, b) => rank(a) - rank(b))
   }
 }
@@ -28,6 +33,7 @@ export default defineConfig({
       "test/schema/**/*.test.ts",
       "test/services/**/*.test.ts",
       "test/http/**/*.test.ts",
+      "test/serve/**/*.test.ts",
       "test/fuzz/**/*.test.ts",
       "test/examples.test.ts"
     ],

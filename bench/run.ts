@@ -14,6 +14,8 @@
 // writes nothing and exits 1 when a ratio is more than 25 % worse than the figures stored there.
 // RUNS (latency samples per kind, default 400), LOAD_SECONDS (per round, default 3), LOAD_ROUNDS
 // (default 3), CLI_ROUNDS (default 5) and CLI_RUNS (per round, default 10) shorten or lengthen it.
+// Both also measure the browser client's bundle (bench/client-size.ts), and fail when it is more
+// than 25 % over the stored size; `--client-size` measures, writes or checks only that, in seconds.
 import { Layer, ManagedRuntime } from "effect"
 import { execFileSync, spawn } from "node:child_process"
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
@@ -25,6 +27,7 @@ import { fileURLToPath } from "node:url"
 import { BuddyConfig } from "../src/services/BuddyConfig.js"
 import { HermesApi } from "../src/services/HermesApi.js"
 import { GatewayLive } from "../src/services/layers.js"
+import { grown, measureClient, storedClient, withClientBlock } from "./client-size.js"
 import { rawRead } from "./floor.mjs"
 import { type Child, startChild, startStandin } from "./standin.js"
 import { startRatios } from "./start-ratios.mjs"
@@ -43,6 +46,32 @@ const only = process.env.ONLY?.split(",")
 const part = (name: "latency" | "throughput" | "cli") => only === undefined || only.includes(name)
 /** How much worse than the stored figure a ratio may get before `--check` fails. */
 const tolerance = 1.25
+
+// The browser client's size first: it needs no stand-in, no build and no quiet machine.
+const client = await measureClient(root)
+process.stderr.write(
+  `bench: the browser client: ${client.size.minified} bytes minified, ${client.size.gzipped} gzipped\n`
+)
+
+/** Writes the client's sizes into docs/performance.md, or (`--check`) fails when one grew more than 25 %. */
+const settleClient = () => {
+  const text = readFileSync(doc, "utf8")
+  if (!check) return writeFileSync(doc, withClientBlock(text, client.size, root))
+  const stored = storedClient(text)
+  if (stored === undefined) {
+    throw new Error("docs/performance.md holds no client size: run `npm run bench -- --client-size` first")
+  }
+  const worse = grown(stored, client.size, tolerance)
+  for (const name of worse) {
+    console.error(`regressed: the client ${name}, ${client.size[name]} bytes against ${stored[name]} stored`)
+  }
+  if (worse.length > 0) process.exitCode = 1
+  else console.log("bench:check: the client's size no more than 25 % over docs/performance.md")
+}
+if (process.argv.includes("--client-size")) {
+  settleClient()
+  process.exit()
+}
 
 /** What each ratio is, its target, and which way is better. */
 const targets = {
@@ -330,6 +359,7 @@ if (only !== undefined) {
   }
   if (worse.length > 0) process.exitCode = 1
   else console.log("bench:check: no ratio more than 25 % worse than docs/performance.md")
+  settleClient()
 } else {
   const block = [
     begin,
@@ -353,6 +383,7 @@ if (only !== undefined) {
     ? `${text.trimEnd()}\n\n${block}\n`
     : text.slice(0, at) + block + text.slice(text.indexOf(end) + end.length)
   writeFileSync(doc, next)
+  settleClient()
   console.log("written to docs/performance.md")
 }
 cleanUp()

@@ -1,35 +1,29 @@
 // buddy as a package a Launchpad installs (D20, D26): built from the current source into a copy of
-// the package, packed with `npm pack`, installed from the tarball into a scratch project (its peers
-// from the npm registry or this machine's npm cache), then imported from plain Node and type-checked
-// by tsc in that project. The public surface is exactly the one listed below; internals stay inside;
-// `@lazurio/buddy/client` bundles for a browser without a Node import. A project with
-// @effect/platform-node compiles the examples the tarball ships and a Launchpad's module exporting
-// buddy's layers with `declaration: true` (D43), then walks every host they make, each under a
-// prefix, on the simulator the tarball ships. A last project installs it next to the oldest `effect`
-// and `@effect/platform` its peer ranges name: one copy of each in the tree, and the same build and
-// walk there.
+// the package, packed with `npm pack`, installed from the tarball into a scratch project with the
+// peers the library imports (from the npm registry or this machine's npm cache; test/support/package.ts),
+// then imported from plain Node and type-checked by tsc in that project. The public surface is
+// exactly the one listed below; internals stay inside; `@lazurio/buddy/client` bundles for a browser
+// without a Node import. A project with @effect/platform-node compiles the examples the tarball ships
+// and a Launchpad's module exporting buddy's layers with `declaration: true` (D43), then walks every
+// host they make, each under a prefix, on the simulator the tarball ships. A last project installs it
+// next to the oldest `effect`, `@effect/platform` and `@effect/platform-node` its peer ranges name:
+// one copy of each of the first two in the tree, and the same build and walk there.
 import { build } from "esbuild"
-import { execFile } from "node:child_process"
-import {
-  chmodSync,
-  cpSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  symlinkSync,
-  writeFileSync
-} from "node:fs"
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { promisify } from "node:util"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-
-const run = promisify(execFile)
-const root = path.resolve(import.meta.dirname, "..")
-const tsc = path.join(root, "node_modules/typescript/bin/tsc")
+import {
+  copiesOf,
+  inDir,
+  packBuddy,
+  removeScratch,
+  removeTimeout,
+  root,
+  run,
+  scratchProject,
+  typeCheck
+} from "./support/package.js"
 
 /** What `import("@lazurio/buddy")` gives, name by name: the deliberate surface of src/index.ts. */
 const publicSurface = [
@@ -92,81 +86,37 @@ let temp = ""
 let app = ""
 let tarball = ""
 
-const inDir = (cwd: string) => (file: string, args: ReadonlyArray<string>) =>
-  run(file, [...args], { cwd, env: { ...process.env, npm_config_update_notifier: "false" } })
 const inApp = (file: string, args: ReadonlyArray<string>) => inDir(app)(file, args)
 
 /** A scratch Launchpad project with the tarball and `extra` installed. */
-const launchpad = async (name: string, extra: ReadonlyArray<string>) => {
-  const dir = path.join(temp, name)
-  mkdirSync(dir)
-  writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "launchpad", private: true, type: "module" }))
-  await inDir(dir)("npm", [
-    "install",
-    "--no-audit",
-    "--no-fund",
-    "--prefer-offline",
-    tarball,
-    "@types/node@20",
-    ...extra
-  ])
-  return dir
-}
+const launchpad = (name: string, extra: ReadonlyArray<string>) =>
+  scratchProject(temp, name, [tarball, "@types/node@20", ...extra])
 
-/** tsc, strict as a Launchpad's own, on `file` in the project `dir`: "clean", or what it said. */
-const typeCheck = (dir: string, file: string) => {
-  writeFileSync(
-    path.join(dir, "tsconfig.json"),
-    JSON.stringify({
-      compilerOptions: {
-        target: "ES2022",
-        lib: ["ES2023"],
-        module: "NodeNext",
-        moduleResolution: "NodeNext",
-        strict: true,
-        exactOptionalPropertyTypes: true,
-        noEmit: true,
-        skipLibCheck: true,
-        types: ["node"]
-      },
-      files: [file]
-    })
-  )
-  return inDir(dir)(process.execPath, [tsc, "-p", "tsconfig.json"]).then(
-    () => "clean",
-    (error: { readonly stdout: string }) => error.stdout
-  )
+const { peerDependencies } = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as {
+  readonly peerDependencies: Record<string, string>
 }
+/** Each peer named with its range from package.json: npm picks the newest version it allows. */
+const inRange = (names: ReadonlyArray<string>) => names.map((name) => `${name}@${peerDependencies[name]}`)
 
 /**
  * tsc as a Launchpad that publishes its own types builds: `declaration: true`, emitting `files` into
  * `out/` of the project `dir` (D43: a layer whose type names a tag the package does not export is
  * TS2742 here). "clean", or what it said.
  */
-const emit = (dir: string, files: ReadonlyArray<string>) => {
-  writeFileSync(
-    path.join(dir, "tsconfig.emit.json"),
-    JSON.stringify({
-      compilerOptions: {
-        target: "ES2022",
-        lib: ["ES2023", "DOM"],
-        module: "NodeNext",
-        moduleResolution: "NodeNext",
-        strict: true,
-        exactOptionalPropertyTypes: true,
-        declaration: true,
-        outDir: "out",
-        skipLibCheck: true,
-        types: ["node"]
-      },
-      files
-    })
+const emit = (dir: string, files: ReadonlyArray<string>) =>
+  typeCheck(
+    dir,
+    files,
+    {
+      lib: ["ES2023", "DOM"],
+      module: "NodeNext",
+      moduleResolution: "NodeNext",
+      declaration: true,
+      noEmit: false,
+      outDir: "out"
+    },
+    "tsconfig.emit.json"
   )
-  return inDir(dir)(process.execPath, [tsc, "-p", "tsconfig.emit.json"]).then(
-    () => "clean",
-    (error: { readonly stdout: string }) => error.stdout
-  )
-}
 
 /** The examples the tarball ships, and a Launchpad exporting each of buddy's layers and hosts, copied into `dir`. */
 const launchpadSources = (dir: string) => {
@@ -254,48 +204,15 @@ const expectWalked = (results: Record<string, ReadonlyArray<string>>) => {
   ])
 }
 
-/** Every installed copy of a package in a project's tree, by the package.json each has. */
-const copiesOf = (dir: string, name: string) =>
-  readdirSync(path.join(dir, "node_modules"), { recursive: true, encoding: "utf8" })
-    .filter((file) => file === `${name}/package.json` || file.endsWith(`/node_modules/${name}/package.json`))
-
 beforeAll(async () => {
   temp = mkdtempSync(path.join(os.tmpdir(), "buddy-package-"))
-  // The package as the repository holds it, built from the current source into its own copy
-  // (the repository's dist/lib is left alone: other tests import it meanwhile).
-  const pkg = path.join(temp, "pkg")
-  mkdirSync(path.join(pkg, "dist"), { recursive: true })
-  for (
-    const entry of [
-      "package.json",
-      "README.md",
-      "tsconfig.json",
-      "tsconfig.build.json",
-      "bin",
-      "src",
-      "docs",
-      "examples",
-      "systemd"
-    ]
-  ) {
-    cpSync(path.join(root, entry), path.join(pkg, entry), { recursive: true })
-  }
-  // What scripts/build.js made (the test run's global setup ran it); its code cache is not shipped.
-  for (const file of ["buddy.js", "buddy.js.cache", "simulator.js", "recorded.json"]) {
-    cpSync(path.join(root, "dist", file), path.join(pkg, "dist", file))
-  }
-  symlinkSync(path.join(root, "node_modules"), path.join(pkg, "node_modules"))
-  await run(process.execPath, [tsc, "-p", "tsconfig.build.json"], { cwd: pkg })
-  const packed = await run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", temp], { cwd: pkg })
-  const [{ filename }] = JSON.parse(packed.stdout) as [{ readonly filename: string }]
-  tarball = path.join(temp, filename)
-  // Its peers as npm chooses them: the newest versions their ranges allow.
-  app = await launchpad("app", [])
+  ;({ tarball } = await packBuddy(temp))
+  // The peers the library imports, as npm chooses them in their ranges (the newest they allow);
+  // they are optional peers (D44), so a Launchpad names them, as the README's install line does.
+  app = await launchpad("app", inRange(["effect", "@effect/platform"]))
 }, 240_000)
 
-afterAll(() => {
-  if (temp !== "") rmSync(temp, { recursive: true, force: true })
-}, 120_000)
+afterAll(() => removeScratch(temp), removeTimeout)
 
 describe("the packed package", () => {
   it("ships the built library, its types, the executables, the guides, examples and systemd units; no source, no tests, no code cache", () => {
@@ -338,7 +255,12 @@ describe("the packed package", () => {
       readonly peerDependencies?: Record<string, string>
     }
     expect(installed.dependencies).toBeUndefined()
-    expect(Object.keys(installed.peerDependencies ?? {}).toSorted()).toStrictEqual(["@effect/platform", "effect"])
+    // Peers, all optional (D44): the library's two, and the examples' @effect/platform-node, not installed here.
+    expect(Object.keys(installed.peerDependencies ?? {}).toSorted()).toStrictEqual([
+      "@effect/platform",
+      "@effect/platform-node",
+      "effect"
+    ])
     // (@effect/platform's own dependencies, msgpackr among them, are the peer's, not ours.)
     for (const absent of ["@effect/cli", "@effect/platform-node", "@parcel/watcher"]) {
       expect(copiesOf(app, absent)).toStrictEqual([])
@@ -482,7 +404,7 @@ export const refusedConfig: Effect.Effect<unknown, ConfigInvalid> = BuddyConfig.
 })
 `
     )
-    expect(await typeCheck(app, "launchpad.ts")).toBe("clean")
+    expect(await typeCheck(app, ["launchpad.ts"])).toBe("clean")
   }, 60_000)
 
   it("@lazurio/buddy/client bundles for a browser with no Node import", async () => {
@@ -506,7 +428,8 @@ export const refusedConfig: Effect.Effect<unknown, ConfigInvalid> = BuddyConfig.
 describe("every host a Launchpad uses, from the installed tarball (D43)", () => {
   let hosts = ""
   beforeAll(async () => {
-    hosts = await launchpad("hosts", ["@effect/platform-node@^0.108.2"])
+    // The examples' @effect/platform-node beside the library's peers, all named (D44: they are optional).
+    hosts = await launchpad("hosts", inRange(["effect", "@effect/platform", "@effect/platform-node"]))
   }, 240_000)
 
   it(

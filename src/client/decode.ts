@@ -1,23 +1,22 @@
 // Every answer of the app, decoded into one closed result: the operation's success body, one of
 // the refusals the one table (src/schema/routes.ts) gives that operation or any path, or a
 // trouble of its own (no answer at all, or one the table does not know). Nothing here throws.
-import * as Either from "effect/Either"
-import * as Schema from "effect/Schema"
+// It checks against the table's Schemas as generated into wire.ts, not the Schemas themselves:
+// effect's Schema alone would weigh 55 KB gzipped in a Launchpad's page (docs/decisions.md D45).
+import * as Option from "effect/Option"
 import type { BlockedReason, GatewayReason } from "../schema/reasons.js"
-import {
+import type {
   BlockedAnswer,
   DeniedAnswer,
-  type DeniedReason,
+  DeniedReason,
   ErrorAnswer,
-  type Operation,
-  pathRefusals,
-  type PlainError,
-  type RefusalName,
-  refusals,
-  refusalsOf,
-  serverRefusals,
+  operations as table,
+  PlainError,
+  RefusalName,
   UnavailableAnswer
 } from "../schema/routes.js"
+import { decode, type OperationId, type Shape } from "./shape.js"
+import { operations, refusal } from "./wire.js"
 
 /** A refusal, tagged by `kind` like the success bodies: what the app said instead of doing it. */
 export type Refusal =
@@ -45,13 +44,24 @@ export type Trouble =
 
 export type Result<A> = A | Refusal | Trouble
 
-const strict = { onExcessProperty: "error" } as const
+/** What an operation answers on success: its Schema's type. */
+export type AnswerOf<Id extends OperationId> = (typeof table)[Id]["success"]["Type"]
 
-const RefusalAnswer = Schema.parseJson(Schema.Union(ErrorAnswer, DeniedAnswer, BlockedAnswer, UnavailableAnswer))
-const decodeRefusal = Schema.decodeUnknownEither(RefusalAnswer, strict)
+export type RefusalAnswer = ErrorAnswer | DeniedAnswer | BlockedAnswer | UnavailableAnswer
+
+// JSON.parse throws on what is not JSON; Schema.parseJson fails there, and so does this.
+const parseJson = Option.liftThrowable((text: string): unknown => JSON.parse(text))
+
+/**
+ * The body `text` holds when it is JSON of `shape`. The one cast of the client: wire.ts's shapes are
+ * generated from the Schemas whose type `A` is, and decode exactly as they do
+ * (test/fuzz/client-answers.test.ts), so what a shape accepts is an `A`.
+ */
+const bodyOf = <A>(shape: Shape, text: string): Option.Option<A> =>
+  Option.flatMap(parseJson(text), (json) => decode(shape, json) as Option.Option<A>)
 
 /** The refusal a body says, and the table's name for it. */
-const refusalOf = (body: typeof RefusalAnswer.Type): readonly [RefusalName, Refusal] => {
+export const refusalOf = (body: RefusalAnswer): readonly [RefusalName, Refusal] => {
   if ("kind" in body) return [body.reason, { kind: "blocked", reason: body.reason }]
   switch (body.error) {
     case "denied":
@@ -69,26 +79,20 @@ const refusalOf = (body: typeof RefusalAnswer.Type): readonly [RefusalName, Refu
  * route table: not-found, method-not-allowed; or `buddy serve`'s server: `serverRefusals`) can
  * give it; anything else is an unknown answer.
  */
-export const decodeAnswer = <A, I>(
-  operation: Operation & { readonly success: Schema.Schema<A, I> },
+export const decodeAnswer = <Id extends OperationId>(
+  operation: { readonly operationId: Id },
   status: number,
   text: string
-): Result<A> => {
+): Result<AnswerOf<Id>> => {
   const unknown: Trouble = { kind: "unknown-answer", status }
-  if (status === 200) {
-    return Either.getOrElse(
-      Schema.decodeUnknownEither(Schema.parseJson(operation.success), strict)(text),
-      (): Result<A> => unknown
-    )
-  }
-  const possible = [...refusalsOf(operation), ...pathRefusals, ...serverRefusals].filter((name) =>
-    refusals[name].status === status
-  )
-  return Either.match(decodeRefusal(text), {
-    onLeft: () => unknown,
-    onRight: (body) => {
-      const [name, refusal] = refusalOf(body)
-      return possible.includes(name) ? refusal : unknown
+  const { refusals, success } = operations[operation.operationId]
+  if (status === 200) return Option.getOrElse(bodyOf<AnswerOf<Id>>(success, text), (): Result<AnswerOf<Id>> => unknown)
+  return Option.match(bodyOf<RefusalAnswer>(refusal, text), {
+    onNone: () => unknown,
+    onSome: (body) => {
+      const [name, said] = refusalOf(body)
+      const possible: Readonly<Partial<Record<RefusalName, number>>> = refusals
+      return possible[name] === status ? said : unknown
     }
   })
 }

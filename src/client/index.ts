@@ -2,10 +2,13 @@
 // from the same table and Schemas the app answers from (src/schema/routes.ts), it decodes every
 // answer into a closed result and never throws on one. It relies on what a browser sends by itself
 // on a same-origin fetch (Origin, Sec-Fetch-Site, the Launchpad's cookie): it never sets those.
-// Browser-safe: it imports only `effect`, never Node (docs/decisions.md D20).
-import { apiRoot, type Operation, operations } from "../schema/routes.js"
+// Browser-safe: it imports only `effect`, never Node (docs/decisions.md D20), and of effect only
+// Option: the table reaches it as wire.ts, generated from the Schemas, and only the Schemas' types
+// are imported from them (D45).
 import type { BuddyAnswer, CancelAnswer, PollAnswer, SignOutAnswer, StartAnswer } from "../schema/routes.js"
-import { decodeAnswer, type Refusal, type Result, type Trouble } from "./decode.js"
+import { type AnswerOf, decodeAnswer, type Refusal, type Result, type Trouble } from "./decode.js"
+import type { OperationId, WireOperation } from "./shape.js"
+import { apiRoot, operations } from "./wire.js"
 
 export type { BlockedReason, BuddyState, GatewayReason, SignInState } from "../schema/reasons.js"
 export type { BuddyAnswer, CancelAnswer, PlainError, PollAnswer, SignOutAnswer, StartAnswer } from "../schema/routes.js"
@@ -120,10 +123,10 @@ export const makeBuddyClient = (options: BuddyClientOptions = {}): BuddyClient =
   const fetch: Fetch = options.fetch ?? ((url, init) => globalThis.fetch(url, init))
   const pollInterval = options.pollInterval ?? defaultPollInterval
 
-  const ask = <O extends Operation>(
-    operation: O,
+  const ask = <Id extends OperationId>(
+    operation: Pick<WireOperation, "path" | "method"> & { readonly operationId: Id },
     body?: { readonly handle: string }
-  ): Promise<Result<O["success"]["Type"]>> => {
+  ): Promise<Result<AnswerOf<Id>>> => {
     const init: FetchInit = operation.method === "GET"
       ? { method: "GET", credentials: "same-origin", headers: {}, redirect: "manual", cache: "no-store" }
       : {
@@ -141,9 +144,9 @@ export const makeBuddyClient = (options: BuddyClientOptions = {}): BuddyClient =
         (response) =>
           response.text().then(
             (text) => decodeAnswer(operation, response.status, text),
-            (): Result<O["success"]["Type"]> => networkFailed
+            (): Result<AnswerOf<Id>> => networkFailed
           ),
-        (): Result<O["success"]["Type"]> => networkFailed
+        (): Result<AnswerOf<Id>> => networkFailed
       )
   }
 

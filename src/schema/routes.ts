@@ -194,7 +194,7 @@ export type RefusalName = keyof typeof refusals
 export const pathRefusals: ReadonlyArray<RefusalName> = ["not-found", "method-not-allowed"]
 
 /**
- * The refusals `buddy serve`'s own server answers (src/cli/node-server.ts) before the app sees a
+ * The refusals `buddy serve`'s own server answers (src/serve/node-server.ts) before the app sees a
  * request, to any path and method: a mount never gives them, its host's server answers instead.
  * `invalid-request` there is a request Node cannot parse, a CONNECT or one without Host;
  * `body-too-large` a chunk's extensions over Node's limit.

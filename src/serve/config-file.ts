@@ -25,7 +25,6 @@ const configWords = {
   tooLarge: (file: string, size: number) =>
     `buddy serve: the --config file ${file} holds ${size} bytes; a config file holds at most ${configSizeLimit}.`,
   notObject: (kind: string) => `buddy serve: the --config file holds ${kind}, not a JSON object with ${fields}.`,
-  invalid: `buddy serve: the --config file is not a JSON object with exactly ${fields}.`,
   allowedAccountsGone:
     "buddy serve: the --config file has \"allowedAccounts\", which went with TCP: buddy serve listens only on its " +
     "socket; name the proxy's group in \"socketGroup\" instead (docs/operator-guide.md).",
@@ -36,11 +35,21 @@ const configWords = {
     "differ from the Launchpad's page, or every POST from that page is refused."
 }
 
+/** What a thrown value says: every fs rejection and JSON.parse failure is an Error; the rest is for the type. */
+const messageOf = (error: unknown): string => error instanceof Error ? error.message : String(error)
+
 /** An fs error as a person reads it: Node's words after the code, and the code (`no such file or directory (ENOENT)`). */
-const systemError = (error: unknown): string => {
-  const message = error instanceof Error ? error.message : String(error)
-  return `${message.replace(/^[A-Z]+: /, "").replace(/, \w+ '.*'$/, "")} (${errnoOf(error)})`
-}
+const systemError = (error: unknown): string =>
+  `${messageOf(error).replace(/^[A-Z]+: /, "").replace(/, \w+ '.*/s, "")} (${errnoOf(error)})`
+
+/**
+ * V8's words for a JSON error without what repeats the file: the position (`in JSON at position 7`,
+ * `after JSON at position 6`: said as line and column instead), and the text V8 quotes around an
+ * unexpected token (`Unexpected token '}', ..."ret", "a": }" is not valid JSON`), which is the file's
+ * own and could hold a secret.
+ */
+const jsonWords = (message: string): string =>
+  message.replace(/ (in JSON )?at position .*/, "").replace(/, (\.\.\.)?".*/s, "")
 
 /** Where in the text a JSON.parse error is: V8 says "at position N", or nothing at the end of the input. */
 const positionOf = (message: string, text: string): { readonly line: number; readonly column: number } => {
@@ -65,32 +74,32 @@ const fieldMustBe: Readonly<Record<keyof ConfigFile, string>> = {
   locale: `one of ${Locale.literals.join(", ")}`
 }
 
-const isField = (key: PropertyKey | undefined): key is keyof ConfigFile =>
-  typeof key === "string" && Object.hasOwn(fieldMustBe, key)
+const fieldNames: ReadonlyArray<PropertyKey | undefined> = Object.keys(fieldMustBe)
+
+const isField = (key: PropertyKey | undefined): key is keyof ConfigFile => fieldNames.includes(key)
 
 /**
  * Each issue of the decode as a sentence naming its field, from the issue's path: a value of the
- * file could hold a secret, so none is repeated. An issue with no field of ours (a field we do not
- * know, or not an object at all) gets the sentence that lists the fields.
+ * file could hold a secret, so none is repeated. The file is an object and each field a scalar, so
+ * an issue outside the fields is a key the file has and ConfigFile does not name.
  */
 const issueWords = (error: ParseResult.ParseError): ReadonlyArray<string> =>
   Arr.dedupe(
-    ParseResult.ArrayFormatter.formatErrorSync(error).map(({ _tag, path }) => {
-      const [field] = path
-      if (_tag === "Unexpected" && path.length === 1 && typeof field === "string") {
-        // A key is no value of the file's, but it is the file's text: quoted, and never long.
-        return field === "allowedAccounts"
-          ? configWords.allowedAccountsGone
-          : configWords.unknownField(JSON.stringify(field.slice(0, 40)))
+    ParseResult.ArrayFormatter.formatErrorSync(error).map(({ _tag, path: [field] }) => {
+      if (isField(field)) {
+        return _tag === "Missing"
+          ? `buddy serve: the --config file has no "${field}"; it must be ${fieldMustBe[field]}.`
+          : `buddy serve: the --config file's "${field}" must be ${fieldMustBe[field]}.`
       }
-      if (!isField(field) || path.length > 1) return configWords.invalid
-      return _tag === "Missing"
-        ? `buddy serve: the --config file has no "${field}"; it must be ${fieldMustBe[field]}.`
-        : `buddy serve: the --config file's "${field}" must be ${fieldMustBe[field]}.`
+      // A key is no value of the file's, but it is the file's text: quoted, and never long.
+      return field === "allowedAccounts"
+        ? configWords.allowedAccountsGone
+        : configWords.unknownField(JSON.stringify(String(field).slice(0, 40)))
     })
   )
 
-const decodeConfig = Schema.decodeUnknownEither(ConfigFile, { onExcessProperty: "error", errors: "all" })
+// Every issue, not the first: ConfigFile refuses members it does not name itself (its parseOptions).
+const decodeConfig = Schema.decodeUnknownEither(ConfigFile, { errors: "all" })
 
 /** The most a config file may hold: a few hundred bytes are all it needs. */
 export const configSizeLimit = 64 * 1024
@@ -100,30 +109,27 @@ export const configSizeLimit = 64 * 1024
  * without blocking (a FIFO with no writer would hold the start forever), checked on the open
  * descriptor (nothing can be swapped in between), then read to its stated size and no further.
  */
-const readBounded = (file: string): Effect.Effect<string, ConfigUnusable> =>
-  Effect.acquireUseRelease(
-    Effect.tryPromise({
-      try: () => fs.open(file, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK),
-      catch: (error) => new ConfigUnusable({ lines: [configWords.unreadable(file, systemError(error))] })
-    }),
+const readBounded = (file: string): Effect.Effect<string, ConfigUnusable> => {
+  const unreadable = (error: unknown) =>
+    new ConfigUnusable({ lines: [configWords.unreadable(file, systemError(error))] })
+  return Effect.acquireUseRelease(
+    Effect.tryPromise({ try: () => fs.open(file, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK), catch: unreadable }),
     (handle) =>
       Effect.gen(function*() {
-        const stats = yield* Effect.tryPromise({
-          try: () => handle.stat(),
-          catch: (error) => new ConfigUnusable({ lines: [configWords.unreadable(file, systemError(error))] })
-        })
+        const stats = yield* Effect.tryPromise({ try: () => handle.stat(), catch: unreadable })
         if (!stats.isFile()) return yield* Effect.fail(new ConfigUnusable({ lines: [configWords.notFile(file)] }))
         if (stats.size > configSizeLimit) {
           return yield* Effect.fail(new ConfigUnusable({ lines: [configWords.tooLarge(file, stats.size)] }))
         }
         const { buffer, bytesRead } = yield* Effect.tryPromise({
           try: () => handle.read(Buffer.alloc(stats.size), 0, stats.size, 0),
-          catch: (error) => new ConfigUnusable({ lines: [configWords.unreadable(file, systemError(error))] })
+          catch: unreadable
         })
         return buffer.subarray(0, bytesRead).toString("utf8")
       }),
     (handle) => Effect.ignore(Effect.tryPromise(() => handle.close()))
   )
+}
 
 /** Without a file, Buddy is absent here: every route answers 404 buddy-absent. */
 const noFile: ConfigFile = { launchpadOrigin: "http://127.0.0.1", environment: "local", locale: "en" }
@@ -139,20 +145,21 @@ export const readConfig = (path: Option.Option<string>): Effect.Effect<ConfigFil
             Either.try({
               try: () => JSON.parse(text) as unknown,
               catch: (error) => {
-                const message = error instanceof Error ? error.message.replace(/ in JSON at position \d+.*$/, "") : ""
-                const { column, line } = positionOf(error instanceof Error ? error.message : "", text)
-                return new ConfigUnusable({ lines: [configWords.notJson(file, line, column, message)] })
+                const { column, line } = positionOf(messageOf(error), text)
+                return new ConfigUnusable({
+                  lines: [configWords.notJson(file, line, column, jsonWords(messageOf(error)))]
+                })
               }
             }).pipe(
               Either.flatMap((json) =>
-                Predicate.isRecord(json) && !Array.isArray(json)
+                Predicate.isRecord(json)
                   ? Either.mapLeft(decodeConfig(json), (error) => new ConfigUnusable({ lines: issueWords(error) }))
                   : Either.left(new ConfigUnusable({ lines: [configWords.notObject(kindOfJson(json))] }))
               ),
               // An origin the Launchpad's page and buddy share makes every POST from that page cross-origin
               // to buddy's own rule: refused at start, not at every POST (issue 18.3).
               Either.filterOrLeft(
-                (config) => config.buddyOrigin === undefined || config.buddyOrigin !== config.launchpadOrigin,
+                (config) => config.buddyOrigin !== config.launchpadOrigin,
                 () => new ConfigUnusable({ lines: [configWords.sameOrigins] })
               )
             )

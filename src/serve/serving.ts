@@ -11,6 +11,7 @@ import { BuddyHttpApp, configFrom } from "../http/app.js"
 import { servedLayer } from "../http/live.js"
 import type { ConfigFile } from "../schema/config.js"
 import type { BuddyConfigShape } from "../services/BuddyConfig.js"
+import { errnoOf } from "../services/errno.js"
 import { type Accounts, readAccounts } from "./accounts.js"
 import { handedPath } from "./activation.js"
 import * as NodeServer from "./node-server.js"
@@ -25,7 +26,7 @@ export type Place =
 
 /** Why the server could not listen, in words (exit 1): the system's own code, never a stack. */
 const listenWords = (listen: NodeServer.Listen, error: ServeError): string => {
-  const code = error.cause instanceof Error && "code" in error.cause ? String(error.cause.code) : "unknown"
+  const code = errnoOf(error.cause)
   if (listen._tag === "Handed") {
     return `buddy serve: it could not listen on the socket the service manager handed over (fd ${listen.fd}, ${code}).`
   }
@@ -85,6 +86,7 @@ const announce = (
 ) =>
   Layer.effectDiscard(
     (listen._tag === "Socket" ? restrictSocket(listen.path, sharing) : Effect.void).pipe(
+      // Stryker disable next-line StringLiteral: a socket this account has just bound, in a directory just checked its own, takes its chown and chmod; the refusal is for the type
       Effect.catchTag("SocketPlaceUnsafe", say),
       Effect.zipRight(Console.error(`buddy serve: listening on unix:${listen.path}`))
     )
@@ -120,7 +122,8 @@ export const serveOn = (config: BuddyConfigShape, place: Place, options: ServeOp
   Effect.gen(function*() {
     const accounts = yield* readAccounts()
     const sharing = yield* sharingOf(options.socketGroup, accounts)
-    const group = options.socketGroup === undefined ? "" : String(options.socketGroup)
+    // The group is named only where buddy is no member of it (not-member), which only a shared group meets.
+    const group = String(options.socketGroup)
     const say = (error: SocketPlaceUnsafe) => stopWith(1)(placeWords(error, { account: accounts.describe, group }))
     const listen = yield* listenFor(place, sharing, say)
     yield* absence(config)
@@ -144,5 +147,5 @@ export const serveOn = (config: BuddyConfigShape, place: Place, options: ServeOp
 export const serveFile = ({ socketGroup, ...fields }: ConfigFile, place: Place) =>
   Effect.flatMap(
     Effect.orDie(configFrom(fields)),
-    (config) => serveOn(config, place, socketGroup === undefined ? {} : { socketGroup })
+    (config) => serveOn(config, place, { socketGroup })
   )

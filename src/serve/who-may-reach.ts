@@ -60,7 +60,9 @@ export const pin = (
   }
   const match = absolute.exec(target)
   if (match === null) return Option.none()
-  const [, authority = "", rest = "/"] = match
+  // Stryker disable next-line StringLiteral: the authority's group takes part in every match, if empty; the fallback is for the type
+  const authority = match[1] ?? ""
+  const rest = match[2] ?? "/"
   if (!authorities.has(authority.toLowerCase())) return Option.none()
   return Option.some({ target: rest.startsWith("?") ? `/${rest}` : rest })
 }

@@ -33,8 +33,17 @@ const realServe = async () => {
   return { fake, at }
 }
 
-/** Shortened limits: headers 1 s, a whole request 2 s, keep-alive 0.5 s, checked every 100 ms. */
-const short = { headers: 1_000, request: 2_000, keepAlive: 500, interval: 100, linger: 1_000, lingerBytes: 1024 * 1024 }
+/** Shortened limits: headers 1 s, a whole request 2 s, keep-alive 0.5 s, checked every 100 ms, lingering 1.5 s (0.5 s without a byte). */
+const short = {
+  headers: 1_000,
+  request: 2_000,
+  keepAlive: 500,
+  interval: 100,
+  // Under the request deadline, which would cut a lingering connection too.
+  linger: 1_500,
+  lingerIdle: 500,
+  lingerBytes: 1024 * 1024
+}
 
 /**
  * `serveOn` as `buddy serve` runs it, with the shortened limits and an API deadline of 3 s (longer
@@ -57,6 +66,7 @@ serveOn(config, { _tag: "Socket", path: process.argv[3] }, { limits: {
   connectionsCheckingInterval: Duration.millis(${short.interval}),
   maxHeaderSize: 16 * 1024,
   lingerTime: Duration.millis(${short.linger}),
+  lingerIdle: Duration.millis(${short.lingerIdle}),
   lingerBytes: ${short.lingerBytes}
 } }).pipe(Effect.provide(NodeContext.layer), NodeRuntime.runMain)
 `
@@ -385,7 +395,11 @@ describe("buddy serve, with its limits shortened", () => {
     expect(JSON.parse(answer.body)).toMatchObject({ kind: "buddy", state: "unknown", reason: "timeout" })
   })
 
-  it("after a 413, reads what else comes for at most the linger time, then closes", async () => {
+  /**
+   * A half-open client of the shortened server that has declared a body of 10 MiB and read its
+   * 413, and when it read it.
+   */
+  const answeredEarly = async () => {
     const { at } = await shortServe()
     const conversation = await converse(at, true)
     conversation.socket.write(
@@ -394,13 +408,28 @@ describe("buddy serve, with its limits shortened", () => {
       }\r\n\r\n`
     )
     await conversation.until("body-too-large")
-    const answered = performance.now()
+    return { answered: performance.now(), conversation }
+  }
+
+  it("after a 413, reads what else comes for at most the linger time, then closes", async () => {
+    const { answered, conversation } = await answeredEarly()
     // The client goes on sending, slowly: the rest of its body is never all there.
     void dribble(conversation, Array(40).fill("a".repeat(1024)), 100)
     await conversation.closed
     const lingered = performance.now() - answered
     expect(lingered).toBeGreaterThan(short.linger - 100)
     expect(lingered).toBeLessThan(short.linger + 1_000)
+    expect(parse(conversation.text()).statusLine).toBe("HTTP/1.1 413 Payload Too Large")
+  })
+
+  it("after a 413, lets go once nothing more comes for the idle time", async () => {
+    const { answered, conversation } = await answeredEarly()
+    conversation.socket.write("a".repeat(1024))
+    await new Promise((resolve) => setTimeout(resolve, short.lingerIdle + 400))
+    // The server has let go: a byte written to the closed socket fails (EPIPE), and the client closes.
+    conversation.socket.write("a")
+    await conversation.closed
+    expect(performance.now() - answered).toBeLessThan(short.linger - 100)
     expect(parse(conversation.text()).statusLine).toBe("HTTP/1.1 413 Payload Too Large")
   })
 

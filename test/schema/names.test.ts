@@ -6,6 +6,9 @@
 import { Option } from "effect"
 import { describe, expect, it } from "vitest"
 import { Refused } from "../../src/http/refusal.js"
+import { ConfigUnusable } from "../../src/serve/config-file.js"
+import { SocketPlaceUnsafe } from "../../src/serve/socket-place.js"
+import { ServeStop } from "../../src/serve/stop.js"
 import { BuddyConfig, ConfigInvalid } from "../../src/services/BuddyConfig.js"
 import { CallError } from "../../src/services/CallError.js"
 import { ExchangeLimit } from "../../src/services/ExchangeLimit.js"
@@ -58,7 +61,10 @@ describe("the names others see", () => {
       new DirectoryUnsafe({ reason: "link", path: "/x" }),
       new Blocked({ reason: "sign-in-running" }),
       new Unavailable({ reason: "timeout" }),
-      new Refused({ reason: "not-found" })
+      new Refused({ reason: "not-found" }),
+      new ConfigUnusable({ lines: [] }),
+      new SocketPlaceUnsafe({ reason: "too-long", path: "/x" }),
+      new ServeStop({ code: 1, line: "" })
     ].map((error) => error._tag)
     expect(tags).toStrictEqual([
       "ConfigInvalid",
@@ -69,7 +75,10 @@ describe("the names others see", () => {
       "DirectoryUnsafe",
       "Blocked",
       "Unavailable",
-      "Refused"
+      "Refused",
+      "ConfigUnusable",
+      "SocketPlaceUnsafe",
+      "ServeStop"
     ])
   })
 })

@@ -10,12 +10,12 @@ import { parseAccounts, readAccounts } from "../../src/serve/accounts.js"
 const passwd =
   "root:x:0:0:root:/root:/bin/bash\n# a comment\nwww-data:x:33:33::/var/www:/usr/sbin/nologin\nalias:x:33:33::/:/bin/sh\n" +
   "+nis\nbroken:x:abc:1::/:/bin/sh\n:x:5:5::/:/bin/sh\n"
-const group = "root:x:0:\nwww-data:x:33:\ncaddy:x:108:\n+nis\nodd:x:-1:\nshadowed:x:7:\nshadowed:x:8:\n"
+const group =
+  "root:x:0:\nwww-data:x:33:\ncaddy:x:108:\n+nis\nodd:x:-1:\npartial:x:12ab:\nshadowed:x:7:\nshadowed:x:8:\n"
 
 describe("the accounts and groups files", () => {
-  const accounts = parseAccounts(passwd, group)
-
   it("name a uid by the first name listed for it, or by its number", () => {
+    const accounts = parseAccounts(passwd, group)
     expect([accounts.describe(33), accounts.describe(0), accounts.describe(7), accounts.describe(5)]).toStrictEqual([
       "www-data (uid 33)",
       "root (uid 0)",
@@ -25,15 +25,18 @@ describe("the accounts and groups files", () => {
   })
 
   it("resolve a group's name to its gid, and nothing for a name no line gives a number", () => {
-    expect(["www-data", "caddy", "root", "+nis", "odd", "nope", "shadowed"].map(accounts.gidOf)).toStrictEqual([
-      Option.some(33),
-      Option.some(108),
-      Option.some(0),
-      Option.none(),
-      Option.none(),
-      Option.none(),
-      Option.some(8)
-    ])
+    const accounts = parseAccounts(passwd, group)
+    expect(["www-data", "caddy", "root", "+nis", "odd", "partial", "nope", "shadowed"].map(accounts.gidOf))
+      .toStrictEqual([
+        Option.some(33),
+        Option.some(108),
+        Option.some(0),
+        Option.none(),
+        Option.none(),
+        Option.none(),
+        Option.none(),
+        Option.some(8)
+      ])
   })
 
   it("are read from the files given, and an unreadable one knows nobody", async () => {

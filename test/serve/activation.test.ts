@@ -45,7 +45,9 @@ describe("a handed socket's path", () => {
     "0000000000000000: 00000002 00000000 00010000 0001 01 5678 /run/buddy/serve.sock",
     "0000000000000000: 00000002 00000000 00010000 0001 01 9999 @abstract",
     "0000000000000000: 00000003 00000000 00000000 0001 03 4321",
-    "0000000000000000: 00000002 00000000 00010000 0001 01 2468 /run/with space.sock"
+    "0000000000000000: 00000002 00000000 00010000 0001 01 2468 /run/with space.sock",
+    // Spaces before and between the fields are no fields.
+    "   0000000000000000:  00000002 00000000 00010000 0001 01  1357  /run/spaced.sock"
   ].join("\n")
 
   const found = async (link: string) => {
@@ -61,10 +63,22 @@ describe("a handed socket's path", () => {
   it("is the path the kernel lists for the descriptor's inode", async () => {
     expect(await found("socket:[5678]")).toStrictEqual(Option.some("/run/buddy/serve.sock"))
     expect(await found("socket:[2468]")).toStrictEqual(Option.some("/run/with space.sock"))
+    expect(await found("socket:[1357]")).toStrictEqual(Option.some("/run/spaced.sock"))
   })
 
   it("is none for an abstract or unnamed socket, an inode not listed, or a descriptor that is no socket", async () => {
-    for (const link of ["socket:[9999]", "socket:[4321]", "socket:[1]", "/etc/passwd", "socket:[56789]"]) {
+    for (
+      const link of [
+        "socket:[9999]",
+        "socket:[4321]",
+        "socket:[1]",
+        "/etc/passwd",
+        "socket:[56789]",
+        "anon_socket:[5678]",
+        "socket:[5678]x",
+        "socket:[]"
+      ]
+    ) {
       expect([link, await found(link)]).toStrictEqual([link, Option.none()])
     }
   })

@@ -51,7 +51,9 @@ afterEach(() => {
 const ownedByCallers = new Set<ChildProcess>()
 process.once("exit", () => ownedByCallers.forEach((child) => child.kill("SIGKILL")))
 
-const WAIT_MS = 10_000
+// How long a test waits for what a buddy process prints before failing with what it has: a bound for
+// a broken run, not a timing; eight buddy processes starting at once took more than 10 s at load 15.
+const WAIT_MS = 25_000
 
 export interface SpawnOptions {
   readonly env?: Record<string, string>

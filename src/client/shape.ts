@@ -1,0 +1,87 @@
+// The shapes of the route table's answer Schemas, as plain data the browser client checks against
+// without bundling effect's Schema (55 KB gzipped at the least: docs/decisions.md D45). wire.ts holds
+// them, generated from the Schemas' AST (scripts/client-wire.ts); `decode` follows effect's own
+// parser (ParseResult, `onExcessProperty: "error"`) node by node, and test/fuzz/client-answers.test.ts
+// proves the two give the same verdict and the same value on valid answers and their near-misses.
+import * as Option from "effect/Option"
+import type { operations, RefusalName } from "../schema/routes.js"
+
+export type Shape =
+  /** One of these strings (Schema.Literal, and a Union of literals). */
+  | { readonly type: "literal"; readonly of: ReadonlyArray<string> }
+  /** Any string, or one the pattern matches (Schema.String, Schema.pattern). */
+  | { readonly type: "string"; readonly pattern?: RegExp }
+  /** Anything (Schema.Unknown). */
+  | { readonly type: "unknown" }
+  /** An object with exactly these fields, or with any others too when `rest` (a Record of Unknown). */
+  | { readonly type: "struct"; readonly fields: ReadonlyArray<Field>; readonly rest: boolean }
+  /** The first member that takes the value. */
+  | { readonly type: "union"; readonly of: ReadonlyArray<Shape> }
+
+export interface Field {
+  readonly name: string
+  /** Absent is allowed; present, it must fit (`optionalWith(…, { exact: true })`). */
+  readonly optional: boolean
+  readonly shape: Shape
+}
+
+/** The route table's operations, by name (only their types reach the client). */
+export type OperationId = keyof typeof operations
+
+/** What the client knows of one operation (wire.ts). */
+export interface WireOperation {
+  readonly operationId: OperationId
+  /** Under the root: `""` is the root itself. */
+  readonly path: string
+  readonly method: "GET" | "POST"
+  readonly success: Shape
+  /** Each refusal it can be given (its own, the route table's, `buddy serve`'s), with its status. */
+  readonly refusals: Readonly<Partial<Record<RefusalName, number>>>
+}
+
+const isRecord = (input: unknown): input is Readonly<Record<string, unknown>> =>
+  typeof input === "object" && input !== null && !Array.isArray(input)
+
+/**
+ * What `shape` makes of `input` (a parsed JSON value): the decoded value, or none. A struct's value
+ * is a new object with its fields in the shape's order, then (with `rest`) the others in the input's.
+ */
+export const decode = (shape: Shape, input: unknown): Option.Option<unknown> => {
+  switch (shape.type) {
+    case "literal":
+      return shape.of.some((literal) => literal === input) ? Option.some(input) : Option.none()
+    case "string":
+      return typeof input === "string" && (shape.pattern?.test(input) ?? true) ? Option.some(input) : Option.none()
+    case "unknown":
+      return Option.some(input)
+    case "union":
+      return shape.of.reduce<Option.Option<unknown>>(
+        (found, member) => Option.orElse(found, () => decode(member, input)),
+        Option.none()
+      )
+    case "struct":
+      return isRecord(input) ? struct(shape.fields, shape.rest, input) : Option.none()
+  }
+}
+
+const struct = (
+  fields: ReadonlyArray<Field>,
+  rest: boolean,
+  input: Readonly<Record<string, unknown>>
+): Option.Option<unknown> => {
+  const named = (key: string) => fields.some(({ name }) => name === key)
+  if (!rest && !Object.keys(input).every(named)) return Option.none()
+  const output: Record<string, unknown> = {}
+  for (const { name, optional, shape } of fields) {
+    // As effect's parser: an absent field is skipped when optional, else its (undefined) value is checked.
+    if (optional && !Object.hasOwn(input, name)) continue
+    const value = decode(shape, input[name])
+    if (Option.isNone(value)) return Option.none()
+    output[name] = value.value
+  }
+  // Plain assignment, as effect's parser does it (a `__proto__` member sets the prototype there too).
+  if (rest) {
+    for (const key of Object.keys(input)) if (!named(key)) output[key] = input[key]
+  }
+  return Option.some(output)
+}

@@ -1,0 +1,329 @@
+// The package against a Launchpad's toolchain (issue 25, D44): the packed tarball installed as the
+// README's install line says, then loaded by require() and imported, type-checked by tsc as a
+// CommonJS project and under moduleResolution node10; installed next to Effect 4, where it must say
+// at once which effect it supports; installed globally as an operator installs the CLI, where it
+// must bring nothing but itself; and published, with npm, to a registry stand-in on loopback.
+import { once } from "node:events"
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
+import * as os from "node:os"
+import * as path from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import {
+  inDir,
+  installIn,
+  packBuddy,
+  type Packed,
+  removeScratch,
+  removeTimeout,
+  root,
+  run,
+  scratchProject,
+  tsc,
+  typeCheck
+} from "./support/package.js"
+
+const manifest = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as {
+  readonly version: string
+  readonly private?: boolean
+  readonly publishConfig?: Record<string, string>
+  readonly scripts: Record<string, string>
+  readonly peerDependencies: Record<string, string>
+  readonly peerDependenciesMeta?: Record<string, { readonly optional?: boolean }>
+}
+
+/** The README's `npm install @lazurio/buddy …` line, as the words a shell passes to npm. */
+const readmeInstall = (): ReadonlyArray<string> => {
+  const readme = readFileSync(path.join(root, "README.md"), "utf8")
+  const line = /^npm install @lazurio\/buddy .*$/m.exec(readme)?.[0] ?? ""
+  return (line.replace(/\s+#.*$/, "").match(/(?:[^\s"]+|"[^"]*")+/g) ?? []).map((word) => word.replaceAll("\"", ""))
+}
+
+/** The package a bare import specifier names: `effect/Schema` → `effect`, `@effect/platform/X` → `@effect/platform`. */
+const packageOf = (specifier: string) => specifier.split("/").slice(0, specifier.startsWith("@") ? 2 : 1).join("/")
+
+/** Every file and its size under `dir` (symbolic links as links), and the directories named `name` in it. */
+const walk = (dir: string) => {
+  const entries = readdirSync(dir, { recursive: true, encoding: "utf8" })
+  return {
+    bytes: entries.reduce((sum, entry) => {
+      const stat = lstatSync(path.join(dir, entry))
+      return stat.isFile() ? sum + stat.size : sum
+    }, 0),
+    named: (name: string) => entries.filter((entry) => entry === name || entry.endsWith(`/${name}`))
+  }
+}
+
+/** Runs node with `args` in `cwd`: its exit code, stdout and stderr, whether it failed or not. */
+const node = (cwd: string, args: ReadonlyArray<string>) =>
+  inDir(cwd)(process.execPath, args).then(
+    ({ stderr, stdout }) => ({ code: 0, stderr, stdout }),
+    (error: { readonly code: number; readonly stderr: string; readonly stdout: string }) => ({
+      code: error.code,
+      stderr: error.stderr,
+      stdout: error.stdout
+    })
+  )
+
+let temp = ""
+let packed: Packed
+let readme = ""
+let effect4 = ""
+
+beforeAll(async () => {
+  temp = mkdtempSync(path.join(os.tmpdir(), "buddy-toolchain-"))
+  packed = await packBuddy(temp)
+  const line = readmeInstall()
+  expect(line.slice(0, 3)).toStrictEqual(["npm", "install", "@lazurio/buddy"])
+  ;[readme, effect4] = await Promise.all([
+    // Exactly what the README's line installs, the package from the tarball.
+    scratchProject(temp, "readme", [packed.tarball, ...line.slice(3), "@types/node@20"]),
+    // A Launchpad on Effect 4 (the registry's latest) that forces the package in, as npm's refusal suggests.
+    scratchProject(temp, "effect4", ["effect@4"]).then(async (dir) => {
+      await installIn(dir, [packed.tarball, `@effect/platform@${manifest.peerDependencies["@effect/platform"]}`], [
+        "--force"
+      ])
+      return dir
+    })
+  ])
+}, 300_000)
+
+afterAll(() => removeScratch(temp), removeTimeout)
+
+describe("the README's install line", () => {
+  it("names, with the range package.json gives it as a peer, every package the shipped examples import", () => {
+    const line = readmeInstall()
+    const examples = path.join(readme, "node_modules/@lazurio/buddy/examples")
+    const imported = new Set(
+      readdirSync(examples).flatMap((file) =>
+        [...readFileSync(path.join(examples, file), "utf8").matchAll(/^import .*?"([^".][^"]*)"$/gm)]
+          .map((match) => packageOf(match[1]!))
+          .filter((name) => !name.startsWith("node:") && name !== "@lazurio/buddy")
+      )
+    )
+    expect([...imported].toSorted()).toStrictEqual(["@effect/platform", "@effect/platform-node", "effect"])
+    for (const name of imported) expect(line).toContain(`${name}@${manifest.peerDependencies[name]}`)
+    // and nothing more than the peers: the line and package.json say the same ranges.
+    expect(line.slice(3).toSorted()).toStrictEqual(
+      Object.entries(manifest.peerDependencies).map(([name, range]) => `${name}@${range}`).toSorted()
+    )
+  })
+
+  it("installs a project where every shipped example type-checks", async () => {
+    const examples = path.join(readme, "node_modules/@lazurio/buddy/examples")
+    const files = readdirSync(examples).map((file) => `node_modules/@lazurio/buddy/examples/${file}`)
+    expect(files.length).toBeGreaterThanOrEqual(3)
+    expect(await typeCheck(readme, files, { module: "NodeNext", moduleResolution: "NodeNext" }, "examples.json"))
+      .toBe("clean")
+  }, 120_000)
+})
+
+describe("require() on Node ≥ 20.19", () => {
+  it("loads the same library import() gives, names and objects, and the client", async () => {
+    const script = `
+      const buddy = require("@lazurio/buddy")
+      const client = require("@lazurio/buddy/client")
+      import("@lazurio/buddy").then((imported) => console.log(JSON.stringify({
+        names: Object.keys(buddy),
+        same: Object.keys(imported).every((name) => imported[name] === buddy[name]),
+        imported: Object.keys(imported).length,
+        client: Object.keys(client).sort(),
+        document: buddy.openApiDocument().openapi
+      })))
+    `
+    const { code, stderr, stdout } = await node(readme, ["--input-type=commonjs", "-e", script])
+    expect(stderr).toBe("")
+    expect(code).toBe(0)
+    const seen = JSON.parse(stdout) as Record<string, unknown>
+    expect(seen["names"]).toEqual(expect.arrayContaining(["BuddyHttpApp", "BuddyLive", "makeBuddyWebHandler"]))
+    expect(seen["imported"]).toBe((seen["names"] as ReadonlyArray<string>).length)
+    expect(seen["same"]).toBe(true)
+    expect(seen["client"]).toStrictEqual(["defaultPollInterval", "makeBuddyClient"])
+    expect(seen["document"]).toBe("3.1.0")
+  }, 60_000)
+
+  it(
+    "type-checks a CommonJS TypeScript file against both entries (module nodenext and node20), and tsc's output runs",
+    async () => {
+      const dir = path.join(readme, "cjs")
+      mkdirSync(dir)
+      writeFileSync(path.join(dir, "package.json"), JSON.stringify({ type: "commonjs" }))
+      writeFileSync(
+        path.join(dir, "launchpad.ts"),
+        `import { BuddyConfig, BuddyHttpApp, refusals } from "@lazurio/buddy"
+import { makeBuddyClient, type StatusResult } from "@lazurio/buddy/client"
+import { Effect } from "effect"
+
+export const app = BuddyHttpApp
+export const client = makeBuddyClient({ pollInterval: 1000 })
+export const kind = (result: StatusResult): string => result.kind
+// @ts-expect-error the client's results are a closed union: its types are not \`any\`
+export const wrong: StatusResult = { kind: "nope" }
+const config = Effect.runSync(BuddyConfig.make({ launchpadOrigin: "http://127.0.0.1", environment: "local" }))
+console.log(JSON.stringify([refusals["sign-in-unknown"].status, config.environment, typeof client.status]))
+`
+      )
+      for (const module of ["nodenext", "node20"]) {
+        expect(await typeCheck(dir, ["launchpad.ts"], { module, moduleResolution: "nodenext" }, `${module}.json`)).toBe(
+          "clean"
+        )
+      }
+      await inDir(dir)(process.execPath, [
+        tsc,
+        "-p",
+        "nodenext.json",
+        "--noEmit",
+        "false",
+        "--outDir",
+        "out"
+      ])
+      expect(readFileSync(path.join(dir, "out/launchpad.js"), "utf8")).toContain("require(\"@lazurio/buddy\")")
+      const { code, stdout } = await node(dir, ["out/launchpad.js"])
+      expect(code).toBe(0)
+      expect(JSON.parse(stdout)).toStrictEqual([409, "local", "function"])
+    },
+    180_000
+  )
+})
+
+it("moduleResolution node10 (and bundler) finds @lazurio/buddy and @lazurio/buddy/client", async () => {
+  writeFileSync(
+    path.join(readme, "old.ts"),
+    `import { BuddyHttpApp, refusals } from "@lazurio/buddy"
+import { makeBuddyClient, type StatusResult } from "@lazurio/buddy/client"
+
+export const app = BuddyHttpApp
+export const status: number = refusals["sign-in-unknown"].status
+export const client = makeBuddyClient({ pollInterval: 1000 })
+// @ts-expect-error the client's results are a closed union: its types are not \`any\`
+export const wrong: StatusResult = { kind: "nope" }
+`
+  )
+  expect(await typeCheck(readme, ["old.ts"], { module: "commonjs", moduleResolution: "node10" }, "node10.json")).toBe(
+    "clean"
+  )
+  expect(await typeCheck(readme, ["old.ts"], { module: "esnext", moduleResolution: "bundler" }, "bundler.json")).toBe(
+    "clean"
+  )
+}, 120_000)
+
+describe("next to Effect 4", () => {
+  const sentence =
+    `@lazurio/buddy ${manifest.version} supports effect ^3.21.0 (Effect 3) only, and found effect 4.1.0: ` +
+    `install the supported versions beside it (npm install effect@"^3.21.0" @effect/platform@"^0.96.0 || ^0.97.0").`
+
+  it("the project holds Effect 4 (the case under test)", () => {
+    const { version } = JSON.parse(readFileSync(path.join(effect4, "node_modules/effect/package.json"), "utf8")) as {
+      readonly version: string
+    }
+    expect(version).toMatch(/^4\./)
+  })
+
+  it("import fails at once with a sentence naming the supported range", async () => {
+    const { code, stderr } = await node(effect4, ["--input-type=module", "-e", "await import(\"@lazurio/buddy\")"])
+    expect(code).toBe(1)
+    expect(stderr).toContain(`Error: ${sentence.replace("4.1.0", foundIn(effect4))}`)
+    expect(stderr).not.toContain("ERR_MODULE_NOT_FOUND")
+  }, 60_000)
+
+  it("require fails at once with the same sentence", async () => {
+    const { code, stderr } = await node(effect4, ["--input-type=commonjs", "-e", "require(\"@lazurio/buddy\")"])
+    expect(code).toBe(1)
+    expect(stderr).toContain(`Error: ${sentence.replace("4.1.0", foundIn(effect4))}`)
+  }, 60_000)
+})
+
+/** The effect version installed in a project. */
+const foundIn = (dir: string) =>
+  (JSON.parse(readFileSync(path.join(dir, "node_modules/effect/package.json"), "utf8")) as { version: string }).version
+
+describe("installed globally, as an operator installs the CLI", () => {
+  it(
+    "brings the package alone, no peer (no effect, no @effect/*), within 10 % of its own size, and buddy runs",
+    async () => {
+      const prefix = path.join(temp, "global")
+      await inDir(temp)("npm", [
+        "install",
+        "-g",
+        "--prefix",
+        prefix,
+        "--no-audit",
+        "--no-fund",
+        "--prefer-offline",
+        packed.tarball
+      ])
+      const tree = walk(prefix)
+      expect(tree.named("node_modules/effect")).toStrictEqual([])
+      expect(tree.named("node_modules/@effect")).toStrictEqual([])
+      expect(readdirSync(path.join(prefix, "lib/node_modules"))).toStrictEqual(["@lazurio"])
+      expect(tree.bytes).toBeLessThanOrEqual(packed.unpackedSize * 1.1)
+      const buddy = path.join(prefix, "bin/buddy")
+      expect((await run(buddy, ["--version"])).stdout.trim()).toContain(manifest.version)
+      // The CLI runs a command end to end: a home that does not exist is "unknown", exit 1 (C8).
+      const status = await node(temp, [buddy, "status", "--json", "--home", path.join(temp, "no-home")])
+      expect(status.code).toBe(1)
+      expect(JSON.parse(status.stdout)).toStrictEqual({ kind: "buddy", state: "unknown", reason: "not-running" })
+    },
+    120_000
+  )
+
+  it("keeps every peer optional, so npm installs none with it", () => {
+    expect(Object.keys(manifest.peerDependenciesMeta ?? {}).toSorted()).toStrictEqual(
+      Object.keys(manifest.peerDependencies).toSorted()
+    )
+    for (const meta of Object.values(manifest.peerDependenciesMeta ?? {})) expect(meta.optional).toBe(true)
+  })
+})
+
+describe("published", () => {
+  it(
+    "npm publish sends the package, restricted, with the files npm pack ships, to the registry it is given",
+    async () => {
+      const received: Array<{ readonly url: string; readonly body: string }> = []
+      const registry = createServer((request, response) => {
+        const chunks: Array<Buffer> = []
+        request.on("data", (chunk: Buffer) => chunks.push(chunk))
+        request.on("end", () => {
+          received.push({ url: `${request.method} ${request.url}`, body: Buffer.concat(chunks).toString("utf8") })
+          response.writeHead(request.method === "PUT" ? 201 : 404, { "content-type": "application/json" })
+          response.end("{}")
+        })
+      })
+      registry.listen(0, "127.0.0.1")
+      await once(registry, "listening")
+      const { port } = registry.address() as AddressInfo
+      const url = `http://127.0.0.1:${port}/`
+      try {
+        // From the packed copy, as from a clean clone after `npm run check` (its scripts are the check and
+        // the build, which this test run has done).
+        await inDir(packed.dir)("npm", [
+          "publish",
+          "--ignore-scripts",
+          `--registry=${url}`,
+          `--//127.0.0.1:${port}/:_authToken=stand-in`
+        ])
+      } finally {
+        registry.close()
+      }
+      const put = received.find(({ url }) => url.startsWith("PUT "))
+      expect(put?.url).toBe("PUT /@lazurio%2fbuddy")
+      const document = JSON.parse(put?.body ?? "{}") as {
+        readonly access?: string
+        readonly versions?: Record<string, { readonly private?: boolean }>
+        readonly _attachments?: Record<string, { readonly length: number }>
+      }
+      expect(document.access).toBe("restricted")
+      expect(Object.keys(document.versions ?? {})).toStrictEqual([manifest.version])
+      expect(document.versions?.[manifest.version]?.private).toBeUndefined()
+      // The tarball it sent is the one npm pack makes: the same files, byte for byte.
+      expect(Object.entries(document._attachments ?? {}).map(([name, { length }]) => [name, length])).toStrictEqual([
+        [`@lazurio/buddy-${manifest.version}.tgz`, statSync(packed.tarball).size]
+      ])
+      expect(manifest.private).toBeUndefined()
+      expect(manifest.publishConfig).toStrictEqual({ access: "restricted" })
+      expect(manifest.scripts["prepublishOnly"]).toBe("npm run check")
+    },
+    60_000
+  )
+})

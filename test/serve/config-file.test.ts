@@ -1,0 +1,224 @@
+// `buddy serve --config FILE` read as src/serve/config-file.ts reads it (C6 "Config", C8, D30): files
+// in a temporary directory, each refusal's sentences exact, the 64 KiB bound at its edge, anything but
+// a regular file refused without blocking, broken JSON said at its line and column without repeating
+// the file's text. The same over the real executable: test/cli/serve.test.ts.
+import { Effect, Either, Option } from "effect"
+import { spawnSync } from "node:child_process"
+import * as fs from "node:fs/promises"
+import * as os from "node:os"
+import * as path from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { configSizeLimit, readConfig } from "../../src/serve/config-file.js"
+
+let dir = ""
+beforeAll(async () => {
+  dir = await fs.mkdtemp(path.join(os.tmpdir(), "buddy-config-file-"))
+})
+afterAll(() => fs.rm(dir, { recursive: true, force: true }))
+
+const fields = "hermesHome (optional), launchpadOrigin, buddyOrigin (needed for Buddy to be present), " +
+  "environment, locale and socketGroup (optional)"
+
+/** What readConfig makes of `file`: the config, or the sentences of its refusal. */
+const read = async (file: string) =>
+  Either.mapLeft(await Effect.runPromise(Effect.either(readConfig(Option.some(file)))), (error) => error.lines)
+
+let written = 0
+/** A file holding `text`, and what readConfig makes of it. */
+const readText = async (text: string) => {
+  const file = path.join(dir, `config-${written++}.json`)
+  await fs.writeFile(file, text)
+  return { file, result: await read(file) }
+}
+
+const valid = {
+  hermesHome: "/var/lib/hermes",
+  launchpadOrigin: "https://launchpad.example",
+  buddyOrigin: "https://buddy.example",
+  environment: "hosted-personal",
+  locale: "cs",
+  socketGroup: "www-data"
+}
+
+describe("the config file", () => {
+  it("is absent without --config: Buddy absent, local, English, the Launchpad on loopback", async () => {
+    expect(await Effect.runPromise(readConfig(Option.none()))).toStrictEqual({
+      launchpadOrigin: "http://127.0.0.1",
+      environment: "local",
+      locale: "en"
+    })
+  })
+
+  it("is read whole when it is a JSON object with the fields ConfigFile names", async () => {
+    expect((await readText(JSON.stringify(valid))).result).toStrictEqual(Either.right(valid))
+    const minimal = { launchpadOrigin: "http://127.0.0.1:8080", environment: "local", locale: "en", socketGroup: 33 }
+    expect((await readText(JSON.stringify(minimal))).result).toStrictEqual(Either.right(minimal))
+  })
+
+  it("is closed once read, whatever came of it", async () => {
+    const { file } = await readText(JSON.stringify(valid))
+    const big = await readText(" ".repeat(configSizeLimit + 1))
+    await read(dir)
+    const open = await Promise.all(
+      (await fs.readdir("/proc/self/fd")).map((fd) => fs.readlink(`/proc/self/fd/${fd}`).catch(() => ""))
+    )
+    expect(open.filter((target) => target === file || target === big.file || target === dir)).toStrictEqual([])
+  })
+
+  it("is read up to 64 KiB exactly, and refused one byte past, saying its size", async () => {
+    expect(configSizeLimit).toBe(65_536)
+    const text = JSON.stringify(valid)
+    const edge = await readText(text.padEnd(configSizeLimit, " "))
+    expect(edge.result).toStrictEqual(Either.right(valid))
+    const over = await readText(text.padEnd(configSizeLimit + 1, " "))
+    expect(over.result).toStrictEqual(Either.left([
+      `buddy serve: the --config file ${over.file} holds 65537 bytes; a config file holds at most 65536.`
+    ]))
+  })
+
+  it("is refused when it is no regular file: a directory, a FIFO with no writer (at once), a device", async () => {
+    const fifo = path.join(dir, "fifo.json")
+    expect(spawnSync("mkfifo", [fifo]).status).toBe(0)
+    for (const file of [dir, fifo, "/dev/null"]) {
+      expect(await read(file)).toStrictEqual(Either.left([
+        `buddy serve: the --config file ${file} is not a regular file; give the path of a JSON file.`
+      ]))
+    }
+  })
+
+  it("is refused when it cannot be opened, in the system's words and code without the path again", async () => {
+    const missing = path.join(dir, "missing.json")
+    expect(await read(missing)).toStrictEqual(Either.left([
+      `buddy serve: the --config file ${missing} cannot be read: no such file or directory (ENOENT).`
+    ]))
+    // Node's words end with the call and the path, which may hold a line break: all of it is cut.
+    const broken = path.join(dir, "a'\nb.json")
+    expect(await read(broken)).toStrictEqual(Either.left([
+      `buddy serve: the --config file ${broken} cannot be read: no such file or directory (ENOENT).`
+    ]))
+    const under = path.join(dir, "config-0.json", "x.json")
+    expect(await read(under)).toStrictEqual(Either.left([
+      `buddy serve: the --config file ${under} cannot be read: not a directory (ENOTDIR).`
+    ]))
+  })
+})
+
+describe("a config file that is no JSON", () => {
+  const said = async (text: string) => {
+    const { file, result } = await readText(text)
+    return Either.mapLeft(result, (lines) => lines.map((line) => line.replace(file, "FILE")))
+  }
+
+  it("is said at V8's line and column, in V8's words without the position", async () => {
+    expect(await said("{\n  \"launchpadOrigin\": \"https://l.example\",\n  \"environment\": \"local\",\n}\n"))
+      .toStrictEqual(Either.left([
+        "buddy serve: the --config file FILE is not valid JSON at line 4, column 1: Expected double-quoted property name."
+      ]))
+    expect(await said("{\"locale\": \"en\" \"x\"}")).toStrictEqual(Either.left([
+      "buddy serve: the --config file FILE is not valid JSON at line 1, column 17: Expected ',' or '}' after property value."
+    ]))
+    expect(await said("{a")).toStrictEqual(Either.left([
+      "buddy serve: the --config file FILE is not valid JSON at line 1, column 2: Expected property name or '}'."
+    ]))
+    expect(await said("{}\n\n  x")).toStrictEqual(Either.left([
+      "buddy serve: the --config file FILE is not valid JSON at line 3, column 3: Unexpected non-whitespace character after JSON."
+    ]))
+  })
+
+  it("is said at the end of its text when V8 names no position", async () => {
+    expect(await said("{\"a\":")).toStrictEqual(Either.left([
+      "buddy serve: the --config file FILE is not valid JSON at line 1, column 6: Unexpected end of JSON input."
+    ]))
+    expect(await said("")).toStrictEqual(Either.left([
+      "buddy serve: the --config file FILE is not valid JSON at line 1, column 1: Unexpected end of JSON input."
+    ]))
+  })
+
+  // V8 quotes up to ten characters either side of an unexpected token, the file's own text: a secret
+  // beside a missing value was said on stderr. Each of its four forms is cut.
+  it("never repeats the text V8 quotes around an unexpected token", async () => {
+    const secret = "sk-0123456789abcdef"
+    for (
+      const text of [
+        "}",
+        `{"hermesHome": "${secret}", "locale": }`,
+        `  }   ${secret}   `,
+        `{"hermesHome": "${secret}", "locale": }, "buddyOrigin": "${secret}"}`
+      ]
+    ) {
+      const result = await said(text)
+      expect(result).toStrictEqual(Either.left([
+        `buddy serve: the --config file FILE is not valid JSON at line 1, column ${
+          text.length + 1
+        }: Unexpected token '}'.`
+      ]))
+    }
+  })
+})
+
+describe("a config file that is JSON but not a config", () => {
+  const said = async (json: unknown) => (await readText(JSON.stringify(json))).result
+
+  it("says what it holds instead of an object", async () => {
+    const kinds: ReadonlyArray<readonly [unknown, string]> = [
+      [[1, 2], "an array"],
+      [null, "null"],
+      [12, "a number"],
+      ["text", "a string"],
+      [true, "a boolean"]
+    ]
+    for (const [json, kind] of kinds) {
+      expect(await said(json)).toStrictEqual(Either.left([
+        `buddy serve: the --config file holds ${kind}, not a JSON object with ${fields}.`
+      ]))
+    }
+  })
+
+  it("names every field missing or wrong, and what it must be, never the value", async () => {
+    expect(await said({})).toStrictEqual(Either.left([
+      "buddy serve: the --config file has no \"launchpadOrigin\"; it must be an origin such as https://launchpad.example: scheme, host and optional port, nothing after.",
+      "buddy serve: the --config file has no \"environment\"; it must be one of hosted-personal, hosted-organization-personal, hosted-organization-team, local.",
+      "buddy serve: the --config file has no \"locale\"; it must be one of cs, en."
+    ]))
+    expect(
+      await said({
+        hermesHome: 5,
+        launchpadOrigin: "https://launchpad.example/",
+        buddyOrigin: "buddy.example",
+        environment: "production",
+        locale: "de",
+        socketGroup: "Bad Group!"
+      })
+    ).toStrictEqual(Either.left([
+      "buddy serve: the --config file's \"hermesHome\" must be a directory path, as a string.",
+      "buddy serve: the --config file's \"launchpadOrigin\" must be an origin such as https://launchpad.example: scheme, host and optional port, nothing after.",
+      "buddy serve: the --config file's \"buddyOrigin\" must be an origin such as https://buddy.example: scheme, host and optional port, nothing after.",
+      "buddy serve: the --config file's \"environment\" must be one of hosted-personal, hosted-organization-personal, hosted-organization-team, local.",
+      "buddy serve: the --config file's \"locale\" must be one of cs, en.",
+      "buddy serve: the --config file's \"socketGroup\" must be a group's name or gid, such as \"www-data\" or 33."
+    ]))
+  })
+
+  it("names a field buddy does not know, quoted and cut at 40 characters, and says allowedAccounts went with TCP", async () => {
+    const long = `a"${"b".repeat(60)}`
+    expect(await said({ ...valid, [long]: 1, token: "secret" })).toStrictEqual(Either.left([
+      `buddy serve: the --config file has a field buddy does not know: ${
+        JSON.stringify(long.slice(0, 40))
+      }; it takes ${fields}.`,
+      `buddy serve: the --config file has a field buddy does not know: "token"; it takes ${fields}.`
+    ]))
+    expect(await said({ ...valid, allowedAccounts: ["www-data"] })).toStrictEqual(Either.left([
+      "buddy serve: the --config file has \"allowedAccounts\", which went with TCP: buddy serve listens only on its " +
+      "socket; name the proxy's group in \"socketGroup\" instead (docs/operator-guide.md)."
+    ]))
+  })
+
+  it("refuses the Launchpad's origin as buddy's own, and takes one without buddyOrigin", async () => {
+    expect(await said({ ...valid, buddyOrigin: valid.launchpadOrigin })).toStrictEqual(Either.left([
+      "buddy serve: the --config file's launchpadOrigin and buddyOrigin are the same origin; buddy's own origin must " +
+      "differ from the Launchpad's page, or every POST from that page is refused."
+    ]))
+    const { buddyOrigin: _, ...withoutBuddy } = valid
+    expect(await said(withoutBuddy)).toStrictEqual(Either.right(withoutBuddy))
+  })
+})

@@ -1,0 +1,355 @@
+// `buddy serve`'s host as the CLI runs it (src/serve/serving.ts; C6, C8, D22, D40), in this
+// process: buddy's app on a socket in a temporary directory, the fake gateway as Hermes, the lines
+// said on stderr caught from Effect's Console. Each way it stops before serving (a `ServeStop`: its
+// line and exit code), Buddy's absence named at start, the socket given its modes and announced, a
+// socket handed over as a service manager hands it (./support/handed.ts). The whole, over the real
+// executable: test/cli/serve.test.ts and test/boundary/socket-activation.test.ts.
+import type { Console } from "effect"
+import { Duration, Effect, Either, Exit, Fiber } from "effect"
+import { closeSync, rmSync, writeFileSync } from "node:fs"
+import * as fs from "node:fs/promises"
+import * as os from "node:os"
+import * as path from "node:path"
+import { afterAll, afterEach, describe, expect, it } from "vitest"
+import { type FakeGatewayHandle, startFakeGateway } from "../../fixtures/fake-gateway.js"
+import { configFrom } from "../../src/http/app.js"
+import type { ConfigFile } from "../../src/schema/config.js"
+import * as NodeServer from "../../src/serve/node-server.js"
+import { type Place, serveFile, serveOn, type ServeOptions } from "../../src/serve/serving.js"
+import type { ServeStop } from "../../src/serve/stop.js"
+import { requires } from "../support/required.js"
+import { handedSockets } from "./support/handed.js"
+import { converse, exchange, parse } from "./support/raw.js"
+
+/** Giving files to other accounts and groups takes root: skipped with a word elsewhere, never in CI (D32). */
+const asRoot = requires(process.getuid?.() === 0, "root", "run the suite as root, as CI does") ? it : it.skip
+const ownGid = process.getgid?.() ?? 0
+
+const cleanups: Array<() => Promise<unknown>> = []
+afterEach(async () => {
+  await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()))
+})
+
+const tempDir = async () => {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), "buddy-serving-"))
+  cleanups.push(() => fs.rm(dir, { recursive: true, force: true }))
+  return dir
+}
+
+let fake: FakeGatewayHandle | undefined
+const gateway = async () => {
+  fake ??= await startFakeGateway()
+  return fake
+}
+afterAll(() => fake?.close())
+
+const launchpad = "https://launchpad.example"
+
+/** A config file's fields for the fake gateway: Buddy present unless `fields` says otherwise. */
+const fileFor = async (fields: Partial<ConfigFile> = {}): Promise<ConfigFile> => ({
+  hermesHome: (await gateway()).home,
+  launchpadOrigin: launchpad,
+  buddyOrigin: "https://buddy.example",
+  environment: "hosted-personal",
+  locale: "en",
+  ...fields
+})
+
+interface Run {
+  /** The lines said on stderr so far. */
+  readonly said: Array<string>
+  /** Resolves once a line containing `what` has been said; rejects after 5 s. */
+  readonly saying: (what: string) => Promise<void>
+  /** How serving ended: a stop (its line and code), or still running. */
+  readonly ended: () => Promise<Either.Either<"serving", ServeStop>>
+}
+
+/**
+ * Runs `serving` with stderr caught (Effect's Console: `Console.error`), interrupted after the test.
+ * `onLine` sees each line as it is said, before serving goes on.
+ */
+const run = (serving: Effect.Effect<unknown, ServeStop>, onLine: (line: string) => void = () => {}): Run => {
+  const said: Array<string> = []
+  const waiting = new Set<() => void>()
+  const base = Effect.runSync(Effect.console)
+  const caught: Console.Console = {
+    ...base,
+    error: (...args: ReadonlyArray<unknown>) =>
+      Effect.sync(() => {
+        const line = args.join(" ")
+        onLine(line)
+        said.push(line)
+        waiting.forEach((check) => check())
+      })
+  }
+  const fiber = Effect.runFork(Effect.withConsole(serving, caught))
+  cleanups.push(() => Effect.runPromise(Fiber.interrupt(fiber)))
+  return {
+    said,
+    saying: (what) =>
+      new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`never said ${what}: ${JSON.stringify(said)}`)), 5_000)
+        const check = () => {
+          if (said.some((line) => line.includes(what))) {
+            clearTimeout(timer)
+            waiting.delete(check)
+            resolve()
+          }
+        }
+        waiting.add(check)
+        check()
+        void Effect.runPromise(Fiber.await(fiber)).then(() => {
+          check()
+          if (waiting.delete(check)) {
+            clearTimeout(timer)
+            reject(new Error(`ended without saying ${what}: ${JSON.stringify(said)}`))
+          }
+        })
+      }),
+    ended: async () => {
+      const exit = await Effect.runPromise(Effect.timeout(Fiber.await(fiber), "5 seconds"))
+      return Exit.match(exit, {
+        onSuccess: () => Either.right("serving" as const),
+        onFailure: (cause) => {
+          const failure = cause._tag === "Fail" ? cause.error : undefined
+          if (failure === undefined) throw new Error(`serving ended otherwise: ${String(cause)}`)
+          return Either.left(failure)
+        }
+      })
+    }
+  }
+}
+
+/** `serveOn` for `file` at `place`. */
+const serving = async (file: ConfigFile, place: Place, options?: ServeOptions, onLine?: (line: string) => void) =>
+  run(Effect.flatMap(Effect.orDie(configFrom(file)), (config) => serveOn(config, place, options)), onLine)
+
+const stopped = (code: 1 | 2, line: string) => Either.left(expect.objectContaining({ _tag: "ServeStop", code, line }))
+
+const modeOf = async (file: string) => {
+  const stats = await fs.lstat(file)
+  return { mode: stats.mode & 0o7777, gid: stats.gid }
+}
+
+const get = (target: string, host = "launchpad.example") =>
+  `GET ${target} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`
+
+describe("buddy serve on its own socket", () => {
+  it("makes the place, listens, says where, and serves buddy's app under the names it serves", async () => {
+    const dir = await tempDir()
+    const at = path.join(dir, "buddy", "serve.sock")
+    const served = await serving(await fileFor(), { _tag: "Socket", path: at })
+    await served.saying("listening on")
+    expect(served.said).toStrictEqual([`buddy serve: listening on unix:${at}`])
+    expect([await modeOf(path.dirname(at)), await modeOf(at)]).toStrictEqual([
+      { mode: 0o700, gid: ownGid },
+      { mode: 0o600, gid: ownGid }
+    ])
+    const answer = parse(await exchange(at, get("/api/buddy")))
+    expect(answer.statusLine).toBe("HTTP/1.1 200 OK")
+    expect(JSON.parse(answer.body)).toMatchObject({ kind: "buddy", locale: "en" })
+    expect(parse(await exchange(at, get("/api/buddy", "evil.example"))).statusLine).toBe("HTTP/1.1 403 Forbidden")
+    await served.saying("evil.example")
+    expect(served.said.slice(1)).toStrictEqual([
+      "buddy serve: refused a request for \"evil.example\" (403 host-mismatch): it serves only localhost, 127.0.0.1, " +
+      "[::1], launchpad.example; a proxy must send one of them as Host."
+    ])
+  })
+
+  it("uses buddy's own limits unless given others, and the config's body limit for 100-continue", async () => {
+    const dir = await tempDir()
+    const keptAlive = async (at: string) => {
+      const conversation = await converse(at)
+      conversation.socket.write("GET /api/buddy HTTP/1.1\r\nHost: localhost\r\n\r\n")
+      await conversation.until("\"locale\"")
+      conversation.socket.destroy()
+      return parse(conversation.text()).headers
+    }
+    const own = path.join(dir, "own", "serve.sock")
+    await (await serving(await fileFor(), { _tag: "Socket", path: own })).saying("listening on")
+    expect(await keptAlive(own)).toContain("Keep-Alive: timeout=5")
+    const given = path.join(dir, "given", "serve.sock")
+    const limits = { ...NodeServer.serverLimits, keepAliveTimeout: Duration.seconds(3) }
+    await (await serving(await fileFor(), { _tag: "Socket", path: given }, { limits })).saying("listening on")
+    expect(await keptAlive(given)).toContain("Keep-Alive: timeout=3")
+    const start = (length: number) =>
+      `POST /api/buddy/sign-in/start HTTP/1.1\r\nHost: localhost\r\nOrigin: ${launchpad}\r\nSec-Fetch-Site: same-origin\r\n` +
+      `Content-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: ${length}\r\n\r\n`
+    const fits = await converse(own)
+    fits.socket.write(start(16 * 1024))
+    expect(await fits.until("\r\n\r\n")).toBe("HTTP/1.1 100 Continue\r\n\r\n")
+    fits.socket.destroy()
+    expect(parse(await exchange(own, start(16 * 1024 + 1))).statusLine).toBe("HTTP/1.1 413 Payload Too Large")
+  })
+
+  asRoot("shares the socket with the config's group, by name or by gid", async () => {
+    const dir = await tempDir()
+    const byName = path.join(dir, "name", "serve.sock")
+    await (await serving(await fileFor(), { _tag: "Socket", path: byName }, { socketGroup: "www-data" })).saying(
+      "listening on"
+    )
+    expect([await modeOf(path.dirname(byName)), await modeOf(byName)]).toStrictEqual([
+      { mode: 0o710, gid: 33 },
+      { mode: 0o660, gid: 33 }
+    ])
+    const byGid = path.join(dir, "gid", "serve.sock")
+    await (await serving(await fileFor(), { _tag: "Socket", path: byGid }, { socketGroup: 4242 })).saying(
+      "listening on"
+    )
+    expect([await modeOf(path.dirname(byGid)), await modeOf(byGid)]).toStrictEqual([
+      { mode: 0o710, gid: 4242 },
+      { mode: 0o660, gid: 4242 }
+    ])
+  })
+
+  asRoot("takes the group from the config file, and none when it names none", async () => {
+    const dir = await tempDir()
+    const shared = path.join(dir, "shared", "serve.sock")
+    const file = await fileFor({ socketGroup: 4242 })
+    await run(serveFile(file, { _tag: "Socket", path: shared })).saying("listening on")
+    expect(await modeOf(shared)).toStrictEqual({ mode: 0o660, gid: 4242 })
+    const own = path.join(dir, "own", "serve.sock")
+    await run(serveFile(await fileFor(), { _tag: "Socket", path: own })).saying("listening on")
+    expect(await modeOf(own)).toStrictEqual({ mode: 0o600, gid: ownGid })
+  })
+})
+
+describe("buddy serve without Buddy", () => {
+  it("says at start that no buddyOrigin means every route answers 404 buddy-absent", async () => {
+    const dir = await tempDir()
+    const at = path.join(dir, "buddy", "serve.sock")
+    const { buddyOrigin: _, ...file } = await fileFor()
+    const served = await serving(file, { _tag: "Socket", path: at })
+    await served.saying("listening on")
+    expect(served.said).toStrictEqual([
+      "buddy serve: the config has no buddyOrigin (or no --config was given), so Buddy is absent here and every " +
+      "route answers 404 buddy-absent.",
+      `buddy serve: listening on unix:${at}`
+    ])
+  })
+
+  it("says at start that another environment means every route answers 404 buddy-absent", async () => {
+    const dir = await tempDir()
+    const at = path.join(dir, "buddy", "serve.sock")
+    const served = await serving(await fileFor({ environment: "local" }), { _tag: "Socket", path: at })
+    await served.saying("listening on")
+    expect(served.said).toStrictEqual([
+      "buddy serve: the config's environment is local, not hosted-personal, so Buddy is absent here and every " +
+      "route answers 404 buddy-absent.",
+      `buddy serve: listening on unix:${at}`
+    ])
+  })
+})
+
+describe("buddy serve stops before serving", () => {
+  it("with exit 2 for a socketGroup no group of this machine has", async () => {
+    const dir = await tempDir()
+    const served = await serving(await fileFor(), { _tag: "Socket", path: path.join(dir, "s.sock") }, {
+      socketGroup: "no-such-group"
+    })
+    expect(await served.ended()).toStrictEqual(stopped(
+      2,
+      "buddy serve: the --config file's \"socketGroup\" names \"no-such-group\", which no group of this machine has " +
+        "(/etc/group); give an existing group or its gid."
+    ))
+    expect(served.said).toStrictEqual([])
+  })
+
+  asRoot(
+    "with exit 1 and the place's words for a place it refuses, naming the owner from the accounts file",
+    async () => {
+      const dir = await tempDir()
+      const place = path.join(dir, "buddy")
+      await fs.mkdir(place, { mode: 0o700 })
+      await fs.chown(place, 65534, 65534)
+      const served = await serving(await fileFor(), { _tag: "Socket", path: path.join(place, "serve.sock") })
+      expect(await served.ended()).toStrictEqual(stopped(
+        1,
+        `buddy serve: the socket's directory ${place} belongs to nobody (uid 65534), not to you; have it removed ` +
+          `(sudo rm -r ${place}) or choose another --socket.`
+      ))
+      expect(served.said).toStrictEqual([])
+    }
+  )
+
+  it("with exit 1 when the socket's path appears while it starts, or its directory goes", async () => {
+    const dir = await tempDir()
+    const { buddyOrigin: _, ...absent } = await fileFor()
+    const appears = path.join(dir, "appears", "serve.sock")
+    // The absence is said after the place is ready and before the server listens.
+    const squatted = await serving(absent, { _tag: "Socket", path: appears }, {}, (line) => {
+      if (line.includes("absent")) writeFileSync(appears, "")
+    })
+    expect(await squatted.ended()).toStrictEqual(stopped(
+      1,
+      `buddy serve: ${appears} appeared while buddy was starting; stop whatever made it and start again.`
+    ))
+    const goes = path.join(dir, "goes", "serve.sock")
+    const removed = await serving(absent, { _tag: "Socket", path: goes }, {}, (line) => {
+      if (line.includes("absent")) rmSync(path.dirname(goes), { recursive: true })
+    })
+    // Node says EACCES for a socket in a directory that is not there.
+    expect(await removed.ended()).toStrictEqual(stopped(
+      1,
+      `buddy serve: it could not listen on the socket ${goes} (EACCES).`
+    ))
+  })
+})
+
+describe("buddy serve on a socket a service manager handed over", () => {
+  /** The handed sockets at `at`, each closed after the test unless `kept` (one the server takes and closes). */
+  const handed = async (at: string, kept?: "listening" | "accepted") => {
+    const fds = await handedSockets(at)
+    for (const [name, fd] of Object.entries(fds)) {
+      if (name !== kept) cleanups.push(async () => closeSync(fd))
+    }
+    return fds
+  }
+
+  it("serves on it as it is, checked like its own, and says its path", async () => {
+    const dir = await tempDir()
+    const at = path.join(dir, "handed.sock")
+    const { listening } = await handed(at, "listening")
+    const before = await modeOf(at)
+    const served = await serving(await fileFor(), { _tag: "Handed", fd: listening })
+    await served.saying("listening on")
+    expect(served.said).toStrictEqual([`buddy serve: listening on unix:${at}`])
+    expect(parse(await exchange(at, get("/api/buddy"))).statusLine).toBe("HTTP/1.1 200 OK")
+    // Not ours to chmod: it is as the service manager made it.
+    expect(await modeOf(at)).toStrictEqual(before)
+  })
+
+  it("stops with exit 1 when others may connect to it", async () => {
+    const dir = await tempDir()
+    const at = path.join(dir, "handed.sock")
+    const { listening } = await handed(at)
+    await fs.chmod(at, 0o666)
+    const served = await serving(await fileFor(), { _tag: "Handed", fd: listening })
+    expect(await served.ended()).toStrictEqual(stopped(
+      1,
+      `buddy serve: the socket ${at} has mode 0666: accounts the config does not name may connect; give it ` +
+        "SocketMode=0600 (or 0660 with SocketGroup= the config's socketGroup)."
+    ))
+  })
+
+  it("stops with exit 1 when it has no path to check", async () => {
+    const dir = await tempDir()
+    const { connected } = await handed(path.join(dir, "handed.sock"))
+    const served = await serving(await fileFor(), { _tag: "Handed", fd: connected })
+    expect(await served.ended()).toStrictEqual(stopped(
+      1,
+      `buddy serve: the socket the service manager handed over (fd ${connected}) has no path buddy can check; ` +
+        "give its .socket unit a ListenStream= path."
+    ))
+  })
+
+  it("stops with exit 1 and the system's code when it cannot listen on it", async () => {
+    const dir = await tempDir()
+    const { accepted } = await handed(path.join(dir, "handed.sock"), "accepted")
+    const served = await serving(await fileFor(), { _tag: "Handed", fd: accepted })
+    expect(await served.ended()).toStrictEqual(stopped(
+      1,
+      `buddy serve: it could not listen on the socket the service manager handed over (fd ${accepted}, EINVAL).`
+    ))
+  })
+})
