@@ -35,6 +35,25 @@ const holderOf = (home: string) => path.join(areaOf(home), "holder")
 const startsReceived = async (gateway: Awaited<ReturnType<typeof gatewayProcess>>) =>
   (await gateway.received()).filter((entry) => entry.channel === "http" && entry.path.endsWith("/start")).length
 
+type Received = Awaited<ReturnType<Awaited<ReturnType<typeof gatewayProcess>>["received"]>>
+
+const isPoll = (entry: Received[number]) =>
+  entry.channel === "http" && entry.method === "GET" && entry.path.includes("/poll/")
+
+/**
+ * What Hermes received from anyone but a terminal holding a sign-in, which polls every
+ * poll_interval (an identify, a ticket, a GET of its session): on a busy machine a poll comes
+ * within a test's steps. Its control exchanges are taken out only if there are exactly two per
+ * poll; any other exchange stays, to be seen.
+ */
+const apartFromPolls = (received: Received) => {
+  const rest = received.filter((entry) => !isPoll(entry))
+  const control = rest.filter((entry) => entry.channel === "control")
+  return control.length === 2 * (received.length - rest.length)
+    ? rest.filter((entry) => entry.channel !== "control")
+    : rest
+}
+
 /** A PATH with `node` in it and nothing else: no flock, no util-linux, as in a minimal image or on macOS. */
 const nodeOnlyPath = async () => {
   const bin = await tempDir("buddy-node-only-")
@@ -103,7 +122,7 @@ describe("one holder per Hermes home across processes", { timeout: 60_000 }, () 
       code: 4,
       stdout: [blockedLine("sign-in-running")]
     })
-    expect(await gateway.received()).toStrictEqual([])
+    expect(apartFromPolls(await gateway.received())).toStrictEqual([])
     expect(await gateway.signedIn()).toBe(true)
 
     // Ctrl-C cancels the terminal's sign-in and lets the lock go; the sign-out then runs.
@@ -305,6 +324,8 @@ describe("one holder per Hermes home across processes", { timeout: 60_000 }, () 
       }
       expect(await gateway.signedIn()).toBe(true)
       expect(await gateway.sessions()).toStrictEqual([])
-    }
+    },
+    // Every place tried over HTTP and at the terminal, each then put right: more than a minute at load 10.
+    120_000
   )
 })

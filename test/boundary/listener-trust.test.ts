@@ -16,6 +16,7 @@ import type { FakeGatewayHandle } from "../../fixtures/fake-gateway.js"
 import { BIN, spawnBuddy } from "../cli/support/buddy-process.js"
 import { fakeGateway, tempDir } from "../cli/support/cleanup.js"
 import { onPath, requires } from "../support/required.js"
+import { unixExchangeAs } from "../support/unix-exchange.js"
 import { LAUNCHPAD, serveConfig } from "./support/serve-child.js"
 
 const nobody = 65534
@@ -42,41 +43,9 @@ const startRequest = (host: string) =>
 const getRequest = (host: string, target = "/api/buddy") =>
   `GET ${target} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`
 
-/** What came back on one connection: every byte until it closed, or the connect error's code. */
-interface Exchange {
-  readonly bytes: string
-  readonly error?: string
-}
-
 /** A raw exchange in a client that runs as `uid` (another account, in group `gid`), or as ourselves without one. */
-const exchange = (to: { path: string }, raw: string, uid?: number, gid: number | undefined = uid): Promise<Exchange> =>
-  new Promise((resolve, reject) => {
-    const program = `
-      const net = require("node:net")
-      const socket = net.connect(${JSON.stringify(to)})
-      let bytes = ""
-      let error
-      socket.setEncoding("latin1")
-      socket.on("connect", () => socket.write(${JSON.stringify(raw)}))
-      socket.on("data", (chunk) => (bytes += chunk))
-      socket.on("error", (e) => (error = e.code))
-      socket.on("close", () => process.stdout.write(JSON.stringify(error === undefined ? { bytes } : { bytes, error })))
-    `
-    const child = spawn(process.execPath, ["-e", program], {
-      cwd: "/",
-      stdio: ["ignore", "pipe", "pipe"],
-      ...(uid === undefined ? {} : { uid, gid: gid ?? uid })
-    })
-    let out = ""
-    let err = ""
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (out += chunk))
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (err += chunk))
-    child.on("error", reject)
-    child.on("close", () => {
-      if (out === "") reject(new Error(`the client printed nothing: ${err}`))
-      else resolve(JSON.parse(out) as Exchange)
-    })
-  })
+const exchange = (to: { path: string }, raw: string, uid?: number, gid: number | undefined = uid) =>
+  unixExchangeAs(to.path, raw, uid === undefined ? undefined : { uid, gid: gid ?? uid })
 
 /** `GET /api/buddy` from this process over the socket: the status and body. */
 const getOver = (socketPath: string) =>

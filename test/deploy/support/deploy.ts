@@ -11,6 +11,7 @@ import * as net from "node:net"
 import * as path from "node:path"
 import * as tls from "node:tls"
 import { fileURLToPath } from "node:url"
+export { unixExchangeAs } from "../../support/unix-exchange.js"
 
 export const REPO = fileURLToPath(new URL("../../../", import.meta.url))
 /**
@@ -271,40 +272,6 @@ export const tlsExchange = (port: number, raw: string, servername = "launchpad.e
     socket.on("data", (chunk: string) => (bytes += chunk))
     socket.once("error", reject)
     socket.once("close", () => resolve(bytes))
-  })
-
-/** What came back on one Unix-socket connection made as `as` (no supplementary groups): every byte, or the connect error. */
-export const unixExchangeAs = (
-  socketPath: string,
-  raw: string,
-  as: { readonly uid: number; readonly gid: number }
-): Promise<{ bytes: string; error?: string }> =>
-  new Promise((resolve, reject) => {
-    const program = `
-      const socket = require("node:net").connect(${JSON.stringify(socketPath)})
-      let bytes = ""
-      let error
-      socket.setEncoding("latin1")
-      socket.on("connect", () => socket.write(${JSON.stringify(raw)}))
-      socket.on("data", (chunk) => (bytes += chunk))
-      socket.on("error", (e) => (error = e.code))
-      socket.on("close", () => process.stdout.write(JSON.stringify(error === undefined ? { bytes } : { bytes, error })))
-    `
-    const child = spawn(process.execPath, ["-e", program], {
-      cwd: "/",
-      uid: as.uid,
-      gid: as.gid,
-      stdio: ["ignore", "pipe", "pipe"]
-    })
-    let out = ""
-    let err = ""
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (out += chunk))
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (err += chunk))
-    child.once("error", reject)
-    child.once("close", () => {
-      if (out === "") reject(new Error(`the client printed nothing: ${err}`))
-      else resolve(JSON.parse(out) as { bytes: string; error?: string })
-    })
   })
 
 /** A directory made for `owner` with `mode`, as systemd makes a RuntimeDirectory= for User=. */
