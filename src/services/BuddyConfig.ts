@@ -91,22 +91,20 @@ export const absentBy = (config: Pick<BuddyConfigShape, "buddyOrigin" | "environ
     ? undefined
     : "environment"
 
+/** What a config without Buddy says, by the field that made him absent. */
+const absenceWords: Readonly<Record<NonNullable<ReturnType<typeof absentBy>>, (config: BuddyConfigShape) => string>> = {
+  buddyOrigin: () =>
+    "buddy: the config has no buddyOrigin, so Buddy is absent here and every route of the app answers 404 " +
+    "buddy-absent; give buddyOrigin (Buddy's own origin) where Buddy runs.",
+  environment: (config) =>
+    `buddy: the config's environment is ${config.environment}, not hosted-personal, so Buddy is absent here ` +
+    "and every route of the app answers 404 buddy-absent."
+}
+
 /** Said once when a layer holding `config` is built, on Effect's logger: a config without Buddy serves only 404s. */
 const sayAbsence = (config: BuddyConfigShape): Effect.Effect<void> => {
-  switch (absentBy(config)) {
-    case "buddyOrigin":
-      return Effect.logWarning(
-        "buddy: the config has no buddyOrigin, so Buddy is absent here and every route of the app answers 404 " +
-          "buddy-absent; give buddyOrigin (Buddy's own origin) where Buddy runs."
-      )
-    case "environment":
-      return Effect.logWarning(
-        `buddy: the config's environment is ${config.environment}, not hosted-personal, so Buddy is absent here ` +
-          "and every route of the app answers 404 buddy-absent."
-      )
-    default:
-      return Effect.void
-  }
+  const field = absentBy(config)
+  return field === undefined ? Effect.void : Effect.logWarning(absenceWords[field](config))
 }
 
 /** The contract's defaults under whatever is given. */

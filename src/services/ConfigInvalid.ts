@@ -89,11 +89,12 @@ const fieldReasons: Readonly<Record<string, Reason>> = {
 }
 
 /**
- * The first issue's field: a known one (whatever is wrong beneath it), a key of its own that no
+ * The first issue's field (the first key of the issues' paths: an issue without one, the fields being
+ * no object, names none): a known one (whatever is wrong beneath it), a key of its own that no
  * field has, or none at all when the fields are no object. A decoding error has at least one issue.
  */
 const reasonOf = (error: ParseResult.ParseError): Reason => {
-  const [field] = ParseResult.ArrayFormatter.formatErrorSync(error).flatMap((issue) => issue.path.slice(0, 1))
+  const [field] = ParseResult.ArrayFormatter.formatErrorSync(error).flatMap((issue) => issue.path)
   return field === undefined ? "not-an-object" : fieldReasons[String(field)] ?? "unknown-field"
 }
 

@@ -61,6 +61,15 @@ describe("buddyHttpAppAt, for a host that hands over every request whole", () =>
       expect(yield* documentPaths(get, "/launchpad/buddy/openapi.json")).toContain("/launchpad/buddy/sign-in/start")
     }))
 
+  it.scoped("drops every trailing slash of the prefix, not only the last", () =>
+    Effect.gen(function*() {
+      const { dispose, handler } = HttpApp.toWebHandlerLayer(buddyHttpAppAt("/launchpad/buddy//"), services)
+      yield* Effect.addFinalizer(() => Effect.promise(dispose))
+      const get = getter(handler)
+      expect(yield* get("/launchpad/buddy")).toBe(works)
+      expect(yield* get("/launchpad/buddy/")).toBe(notFound)
+    }))
+
   it.scopedLive("through node:http's makeHandler, an absolute-form target is cut as its path would be", () =>
     Effect.gen(function*() {
       const handler = yield* NodeHttpServer.makeHandler(buddyHttpAppAt("/launchpad/buddy")).pipe(
@@ -112,6 +121,8 @@ describe("BuddyRoutes, HttpLayerRouter routes", () => {
       expect(yield* get("/launchpad/buddy/nope")).toBe(notFound)
       expect(yield* documentPaths(get, "/launchpad/buddy/openapi.json")).toContain("/launchpad/buddy")
       expect(yield* get("/api/buddy")).not.toContain("buddy")
+      const twice = yield* routed(BuddyRoutes({ prefix: "/launchpad/buddy//" }))
+      expect(yield* twice("/launchpad/buddy")).toBe(works)
     }))
 })
 

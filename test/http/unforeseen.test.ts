@@ -4,8 +4,9 @@
 // exactly such words; the log a Launchpad would read is captured with Logger.replace.
 import * as HttpApp from "@effect/platform/HttpApp"
 import { describe, expect, it } from "@effect/vitest"
-import { Cause, Data, Effect, Layer, Logger } from "effect"
+import { Cause, Data, Effect, Exit, FiberId, Layer, Logger } from "effect"
 import { BuddyHttpApp } from "../../src/http/app.js"
+import { unforeseen } from "../../src/http/unforeseen.js"
 import { BuddyConfig } from "../../src/services/BuddyConfig.js"
 import { SignIn } from "../../src/services/SignIn.js"
 import { Status } from "../../src/services/Status.js"
@@ -129,6 +130,103 @@ describe("an unforeseen failure", () => {
       expect((yield* post("/api/buddy/sign-out")).body).toBe("{\"error\":\"operation-failed\"}")
       expect(logged).toHaveLength(1)
       expect(logged[0]?.cause).toContain("RangeError: (message withheld)")
+      for (const secret of secrets) expect(logged[0]?.cause).not.toContain(secret)
+    }))
+})
+
+/** `unforeseen(operation)` of `cause` alone: what it logged (level, message, the cause as Cause.pretty says it) and what it answered. */
+const squeezedLog = (cause: Cause.Cause<unknown>) =>
+  Effect.gen(function*() {
+    const logged: Array<Logged> = []
+    const capture = Logger.make<unknown, void>(({ cause, logLevel, message }) => {
+      logged.push({ level: logLevel.label, message, cause: Cause.pretty(cause) })
+    })
+    const answered = yield* unforeseen("anOperation")(cause).pipe(
+      Effect.exit,
+      Effect.provide(Logger.replace(Logger.defaultLogger, capture))
+    )
+    return { logged, answered }
+  })
+
+describe("the cause as it is logged, exactly", () => {
+  it.effect("a string defect: its type and the withheld mark, and nothing after", () =>
+    Effect.gen(function*() {
+      const { logged } = yield* squeezedLog(Cause.die(secretText))
+      expect(logged).toStrictEqual([{
+        level: "ERROR",
+        message: ["buddy: anOperation failed unforeseen and was answered 500 operation-failed"],
+        cause: "string: (message withheld)"
+      }])
+    }))
+
+  it.effect("an error whose stack no longer begins with its header: its name, no frame and nothing else", () =>
+    Effect.gen(function*() {
+      const defect = new Error("made")
+      expect(defect.stack).toMatch(/^Error: made\n/)
+      defect.message = secretText
+      expect((yield* squeezedLog(Cause.die(defect))).logged.map((line) => line.cause)).toStrictEqual([
+        "Error: (message withheld)"
+      ])
+    }))
+
+  it.effect("a typed failure outside the closed errors: named by its string tag, an object without one by its type", () =>
+    Effect.gen(function*() {
+      const tagged = yield* squeezedLog(Cause.fail({ _tag: "HermesSaid", text: secretText }))
+      expect(tagged.logged.map((line) => line.cause)).toStrictEqual(["HermesSaid: (message withheld)"])
+      const untagged = yield* squeezedLog(Cause.fail({ text: secretText }))
+      expect(untagged.logged.map((line) => line.cause)).toStrictEqual(["object: (message withheld)"])
+      const error = yield* squeezedLog(Cause.fail(new RangeError(secretText)))
+      expect(error.logged[0]?.cause).toMatch(/^RangeError: \(message withheld\)\n\s+at /)
+      for (const line of [...tagged.logged, ...untagged.logged, ...error.logged]) {
+        for (const secret of secrets) expect(line.cause).not.toContain(secret)
+      }
+    }))
+
+  it.effect("a caller gone away (an interruption alone) is passed on, not logged and not answered", () =>
+    Effect.gen(function*() {
+      const { answered, logged } = yield* squeezedLog(Cause.interrupt(FiberId.none))
+      expect(logged).toStrictEqual([])
+      expect(Exit.isFailure(answered) && Cause.isInterruptedOnly(answered.cause)).toBe(true)
+    }))
+})
+
+describe("a defect before any route is chosen", () => {
+  it.scopedLive("is 500 operation-failed, logged as a request's, with none of its words", () =>
+    Effect.gen(function*() {
+      const logged: Array<Logged> = []
+      const capture = Logger.make<unknown, void>(({ cause, logLevel, message }) => {
+        logged.push({ level: logLevel.label, message, cause: Cause.pretty(cause) })
+      })
+      // A config whose every read throws: admission reads it before it knows the route.
+      const config = new Proxy(hostedConfig(undefined), {
+        get: () => {
+          throw new TypeError(secretText)
+        }
+      })
+      const services = Layer.mergeAll(
+        Layer.succeed(
+          SignIn,
+          SignIn.of({
+            start: Effect.die("not used"),
+            poll: () => Effect.die("not used"),
+            cancel: () => Effect.die("not used"),
+            signOut: Effect.die("not used"),
+            current: Effect.succeed("none")
+          })
+        ),
+        Layer.succeed(Status, Status.of({ read: Effect.succeed({ state: "waits" }) })),
+        Layer.succeed(BuddyConfig, config),
+        Logger.replace(Logger.defaultLogger, capture)
+      )
+      const { dispose, handler } = HttpApp.toWebHandlerLayer(BuddyHttpApp, services)
+      yield* Effect.addFinalizer(() => Effect.promise(dispose))
+      const response = yield* Effect.promise(() => handler(new Request(`${LAUNCHPAD}/api/buddy`)))
+      expect(response.status).toBe(500)
+      expect(yield* Effect.promise(() => response.text())).toBe("{\"error\":\"operation-failed\"}")
+      expect(logged.map((line) => line.message)).toStrictEqual([
+        ["buddy: a request failed unforeseen and was answered 500 operation-failed"]
+      ])
+      expect(logged[0]?.cause).toContain("TypeError: (message withheld)")
       for (const secret of secrets) expect(logged[0]?.cause).not.toContain(secret)
     }))
 })

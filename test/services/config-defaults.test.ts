@@ -159,6 +159,23 @@ describe("BuddyConfig.make refuses what a Launchpad cannot have meant (D43)", ()
       expect([given.locale, Duration.toMillis(given.deadlines.api), given.limits.answer]).toStrictEqual(["cs", 7, 1])
     }))
 
+  // `{ ...defaults, ...fields.deadlines }` would put an undefined over a default: a Launchpad's
+  // `deadlines: { api: cond ? d : undefined }` must be refused, not served with no deadline.
+  it.effect("an undefined deadline or limit, or undefined deadlines or limits, as no type allows them", () =>
+    Effect.gen(function*() {
+      expect(yield* reasonOf({ ...good, deadlines: undefined })).toBe("deadlines")
+      expect(yield* reasonOf({ ...good, limits: undefined })).toBe("limits")
+      for (const name of ["control", "api", "start"]) {
+        expect([name, yield* reasonOf({ ...good, deadlines: { [name]: undefined } })]).toStrictEqual([
+          name,
+          "deadlines"
+        ])
+      }
+      for (const name of ["identifyLine", "ticketLine", "answer", "requestBody"]) {
+        expect([name, yield* reasonOf({ ...good, limits: { [name]: undefined } })]).toStrictEqual([name, "limits"])
+      }
+    }))
+
   it.effect("ConfigInvalid's message says its reason in words, and no value", () =>
     Effect.gen(function*() {
       const secret = "customer-4711"
