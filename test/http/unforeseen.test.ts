@@ -138,25 +138,30 @@ describe("an unforeseen failure", () => {
 const squeezedLog = (cause: Cause.Cause<unknown>) =>
   Effect.gen(function*() {
     const logged: Array<Logged> = []
+    // A Launchpad's logger may print a defect's own stack rather than Cause.pretty (which rebuilds the
+    // first line from the name and message): both are kept.
+    const stacks: Array<string | undefined> = []
     const capture = Logger.make<unknown, void>(({ cause, logLevel, message }) => {
       logged.push({ level: logLevel.label, message, cause: Cause.pretty(cause) })
+      for (const defect of Cause.defects(cause)) stacks.push(defect instanceof Error ? defect.stack : undefined)
     })
     const answered = yield* unforeseen("anOperation")(cause).pipe(
       Effect.exit,
       Effect.provide(Logger.replace(Logger.defaultLogger, capture))
     )
-    return { logged, answered }
+    return { logged, answered, stacks }
   })
 
 describe("the cause as it is logged, exactly", () => {
   it.effect("a string defect: its type and the withheld mark, and nothing after", () =>
     Effect.gen(function*() {
-      const { logged } = yield* squeezedLog(Cause.die(secretText))
+      const { logged, stacks } = yield* squeezedLog(Cause.die(secretText))
       expect(logged).toStrictEqual([{
         level: "ERROR",
         message: ["buddy: anOperation failed unforeseen and was answered 500 operation-failed"],
         cause: "string: (message withheld)"
       }])
+      expect(stacks).toStrictEqual(["string: (message withheld)"])
     }))
 
   it.effect("an error whose stack no longer begins with its header: its name, no frame and nothing else", () =>
@@ -164,9 +169,9 @@ describe("the cause as it is logged, exactly", () => {
       const defect = new Error("made")
       expect(defect.stack).toMatch(/^Error: made\n/)
       defect.message = secretText
-      expect((yield* squeezedLog(Cause.die(defect))).logged.map((line) => line.cause)).toStrictEqual([
-        "Error: (message withheld)"
-      ])
+      const { logged, stacks } = yield* squeezedLog(Cause.die(defect))
+      expect(logged.map((line) => line.cause)).toStrictEqual(["Error: (message withheld)"])
+      expect(stacks).toStrictEqual(["Error: (message withheld)"])
     }))
 
   it.effect("a typed failure outside the closed errors: named by its string tag, an object without one by its type", () =>
