@@ -1,14 +1,17 @@
-// Mounting buddy's routes in a plain node:http server (the README's second example).
+// buddy's routes in a plain node:http server (the README's third example), under a prefix:
+// @effect/platform-node's makeHandler serves `buddyHttpAppAt(prefix)`, which cuts the prefix off as
+// a router would. The config is the Launchpad's own settings (its machine handover's entry, say),
+// given as fields and checked by BuddyLive.
 import { NodeHttpServer } from "@effect/platform-node"
-import { type BuddyConfigShape, BuddyHttpApp, BuddyLive } from "@lazurio/buddy"
+import { type BuddyConfigFields, buddyHttpAppAt, BuddyLive } from "@lazurio/buddy"
 import { ManagedRuntime } from "effect"
 import { createServer } from "node:http"
 
-export const launchpad = async (config: BuddyConfigShape) => {
-  const runtime = ManagedRuntime.make(BuddyLive(config))
-  const buddy = await runtime.runPromise(NodeHttpServer.makeHandler(BuddyHttpApp))
-  // /api/buddy itself and what is under it; not /api/buddyx, which is the Launchpad's.
-  const isBuddy = (url = "") => url === "/api/buddy" || /^\/api\/buddy[/?]/.test(url)
+export const launchpad = async (settings: BuddyConfigFields, prefix: `/${string}` = "/api/buddy") => {
+  const runtime = ManagedRuntime.make(BuddyLive(settings))
+  const buddy = await runtime.runPromise(NodeHttpServer.makeHandler(buddyHttpAppAt(prefix)))
+  // The prefix itself and what is under it; not `${prefix}x`, which is the Launchpad's.
+  const isBuddy = (url = "") => url === prefix || url.startsWith(`${prefix}/`) || url.startsWith(`${prefix}?`)
   const server = createServer((request, response) =>
     isBuddy(request.url) ? buddy(request, response) : response.end("the Launchpad")
   )

@@ -4,14 +4,18 @@
 // answers, the loopback client) are not exported: only this file promises anything.
 // The browser client is its own entry, `buddy/client`, so a front end never loads Node code.
 
-// Mounting: the HttpApp, the layers it needs, the web handler, the config and the document.
-export { BuddyHttpApp, BuddyLive, configFrom, makeBuddyWebHandler } from "./http/app.js"
-export { openApiDocument } from "./http/openapi.js"
+// Mounting: the HttpApp, its hosts under any prefix, the layers it needs (their types name only
+// what is exported here: D43), the config, the journal and the document.
+export { BuddyHttpApp, configFrom } from "./http/app.js"
+export { buddyHttpAppAt, BuddyRoutes, makeBuddyWebHandler, type Prefix } from "./http/hosts.js"
+export { BuddyLive, BuddyLiveConfig, type BuddyServices, BuddyServicesLive } from "./http/live.js"
+export { openApiDocument, withBuddyOperations } from "./http/openapi.js"
 export { ConfigFile, Environment, Locale, Origin } from "./schema/config.js"
 export {
   BuddyConfig,
   type BuddyConfigFields,
   type BuddyConfigShape,
+  type BuddyConfigStrings,
   ConfigInvalid,
   type Deadlines,
   defaultDeadlines,
@@ -19,7 +23,6 @@ export {
   type Limits
 } from "./services/BuddyConfig.js"
 export { Journal, JournalLive, JournalSilent, makeJournal } from "./services/Journal.js"
-export { BuddyServicesLive } from "./services/layers.js"
 export { buddyVersion } from "./version.js"
 
 // The services, for a Launchpad that asks them without HTTP, and what they fail with.

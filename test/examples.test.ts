@@ -1,21 +1,24 @@
 // The README's mounting examples run as written, and buddy answers the same under each way a
-// Launchpad can mount it (D20): HttpRouter.all at /api/buddy (mount-effect), HttpRouter.mountApp at
-// /api/buddy and under another prefix (mount-router), node:http with makeHandler (mount-node), and
-// the web handler. Each serves the Launchpad's own page beside buddy's routes; each is driven
-// through GETs and the same-origin POSTs against the fake gateway, with C6's checks on the way.
-// The README shows the example files verbatim.
+// Launchpad can mount it (D20, D43): HttpRouter.mountApp at /api/buddy and under another prefix
+// (mount-router), HttpLayerRouter beside the Launchpad's HttpApi with one OpenAPI document
+// (mount-layer-router), node:http with makeHandler (mount-node) and the web handler (mount-web),
+// each under a prefix too, and HttpRouter.all at /api/buddy (mount-effect). Each serves the
+// Launchpad's own page beside buddy's routes; each is driven through GETs and the same-origin POSTs
+// against the fake gateway, with C6's checks on the way. Those whose config comes from Effect's
+// Config read it here from a provider of BUDDY_* variables. The README shows the examples verbatim.
 import { HttpServer } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { ConfigProvider, Effect, Layer } from "effect"
 import { readFileSync } from "node:fs"
 import { request } from "node:http"
 import type { AddressInfo } from "node:net"
 import { launchpad as effectLaunchpad } from "../examples/mount-effect.js"
+import { launchpad as layerRouterLaunchpad, prefix as layerRouterPrefix } from "../examples/mount-layer-router.js"
 import { launchpad as nodeLaunchpad } from "../examples/mount-node.js"
 import { launchpad as routerLaunchpad } from "../examples/mount-router.js"
+import { launchpad as webLaunchpad } from "../examples/mount-web.js"
 import { type FakeGateway, makeFakeGateway } from "../fixtures/fake-gateway.js"
-import { makeBuddyWebHandler } from "../src/http/app.js"
-import { BuddyConfig, type BuddyConfigShape } from "../src/services/BuddyConfig.js"
+import type { BuddyConfigFields } from "../src/services/BuddyConfig.js"
 import {
   HERMES_CANCEL,
   HERMES_CARD,
@@ -54,14 +57,25 @@ const overHttp = (port: number): Send => (method, path, headers = {}, body) =>
     req.end(body)
   })
 
-const configFor = (home: string, environment: BuddyConfigShape["environment"] = "hosted-personal") =>
-  BuddyConfig.forGateway({
-    hermesHome: home,
-    launchpadOrigin: LAUNCHPAD,
-    buddyOrigin: "https://buddy.example",
-    environment,
-    locale: "en"
-  })
+const configFor = (home: string, environment: BuddyConfigFields["environment"] = "hosted-personal") => ({
+  hermesHome: home,
+  launchpadOrigin: LAUNCHPAD,
+  buddyOrigin: "https://buddy.example",
+  environment,
+  locale: "en"
+} as const)
+
+/** The same config as Effect's Config reads it from the environment (the BUDDY_* variables). */
+const fromEnv = (home: string, environment: BuddyConfigFields["environment"] = "hosted-personal") =>
+  Layer.setConfigProvider(ConfigProvider.fromMap(
+    new Map([
+      ["BUDDY_HERMES_HOME", home],
+      ["BUDDY_LAUNCHPAD_ORIGIN", LAUNCHPAD],
+      ["BUDDY_ORIGIN", "https://buddy.example"],
+      ["BUDDY_ENVIRONMENT", environment]
+    ]),
+    { pathDelim: "_" }
+  ))
 
 const sameOrigin = { origin: LAUNCHPAD, "sec-fetch-site": "same-origin", "content-type": "application/json" }
 
@@ -174,14 +188,14 @@ describe("the router example: HttpRouter.mountApp", () => {
   it.scopedLive("at /api/buddy: the router cuts the prefix and every route still answers", () =>
     Effect.gen(function*() {
       const fake = yield* makeFakeGateway()
-      const port = yield* listening(routerLaunchpad(configFor(fake.home), 0))
+      const port = yield* listening(routerLaunchpad(0).pipe(Layer.provide(fromEnv(fake.home))))
       yield* drive(overHttp(port), fake, "/api/buddy")
     }))
 
   it.scopedLive("under another prefix: the routes and the document move with it", () =>
     Effect.gen(function*() {
       const fake = yield* makeFakeGateway()
-      const port = yield* listening(routerLaunchpad(configFor(fake.home), 0, "/launchpad/buddy"))
+      const port = yield* listening(routerLaunchpad(0, "/launchpad/buddy").pipe(Layer.provide(fromEnv(fake.home))))
       yield* drive(overHttp(port), fake, "/launchpad/buddy")
       // C6's own path is the Launchpad's now, not buddy's: the router answers it, not the app.
       expect((yield* overHttp(port)("GET", "/api/buddy")).status).toBe(404)
@@ -191,15 +205,15 @@ describe("the router example: HttpRouter.mountApp", () => {
   it.scopedLive("answers buddy-absent on every path under the prefix where Buddy is absent", () =>
     Effect.gen(function*() {
       const fake = yield* makeFakeGateway()
-      const port = yield* listening(routerLaunchpad(configFor(fake.home, "local"), 0))
+      const port = yield* listening(routerLaunchpad(0).pipe(Layer.provide(fromEnv(fake.home, "local"))))
       yield* driveAbsent(overHttp(port), fake, "/api/buddy")
     }))
 })
 
 describe("the plain node:http example: makeHandler", () => {
-  const serveNode = (config: BuddyConfigShape) =>
+  const serveNode = (config: BuddyConfigFields, prefix?: `/${string}`) =>
     Effect.gen(function*() {
-      const { close, server } = yield* Effect.promise(() => nodeLaunchpad(config))
+      const { close, server } = yield* Effect.promise(() => nodeLaunchpad(config, prefix))
       yield* Effect.addFinalizer(() => Effect.promise(close))
       yield* Effect.async<void>((resume) => {
         server.listen(0, "127.0.0.1", () => resume(Effect.void))
@@ -220,6 +234,14 @@ describe("the plain node:http example: makeHandler", () => {
       yield* driveAbsent(yield* serveNode(configFor(fake.home, "local")), fake, "/api/buddy")
     }))
 
+  it.scopedLive("under a prefix: makeHandler serves buddyHttpAppAt, and the routes and the document move with it", () =>
+    Effect.gen(function*() {
+      const fake = yield* makeFakeGateway()
+      const send = yield* serveNode(configFor(fake.home), "/launchpad/buddy")
+      yield* drive(send, fake, "/launchpad/buddy")
+      expect(yield* send("GET", "/api/buddy")).toMatchObject({ status: 200, body: "the Launchpad" })
+    }))
+
   it.scopedLive("leaves the Launchpad's own paths that only begin like buddy's to the Launchpad", () =>
     Effect.gen(function*() {
       const fake = yield* makeFakeGateway()
@@ -232,10 +254,10 @@ describe("the plain node:http example: makeHandler", () => {
     }))
 })
 
-describe("the web handler", () => {
-  const webSend = (config: BuddyConfigShape) =>
+describe("the web handler example: makeBuddyWebHandler", () => {
+  const webSend = (config: BuddyConfigFields, prefix?: `/${string}`) =>
     Effect.gen(function*() {
-      const { dispose, handler } = makeBuddyWebHandler(config)
+      const { dispose, handler } = webLaunchpad(config, prefix)
       yield* Effect.addFinalizer(() => Effect.promise(dispose))
       const send: Send = (method, path, headers = {}, body) =>
         Effect.promise(async () => {
@@ -253,6 +275,16 @@ describe("the web handler", () => {
       yield* drive(yield* webSend(configFor(fake.home)), fake, "/api/buddy", false)
     }))
 
+  it.scopedLive("under a prefix: cuts it off, and what is outside it is not-found, not Buddy's", () =>
+    Effect.gen(function*() {
+      const fake = yield* makeFakeGateway()
+      const send = yield* webSend(configFor(fake.home), "/launchpad/buddy")
+      yield* drive(send, fake, "/launchpad/buddy", false)
+      for (const path of ["/api/buddy", "/launchpad/buddyx", "/launchpad", "/"]) {
+        expect(yield* send("GET", path)).toStrictEqual({ status: 404, allow: null, body: error("not-found") })
+      }
+    }))
+
   it.scopedLive("answers buddy-absent on every path under /api/buddy where Buddy is absent", () =>
     Effect.gen(function*() {
       const fake = yield* makeFakeGateway()
@@ -260,9 +292,55 @@ describe("the web handler", () => {
     }))
 })
 
-it("the README shows the three examples exactly as they are in examples/", () => {
+describe("the HttpLayerRouter example: beside the Launchpad's HttpApi, one OpenAPI document", () => {
+  it.scopedLive("serves the Launchpad's API and buddy's routes under the prefix, GETs and same-origin POSTs", () =>
+    Effect.gen(function*() {
+      const fake = yield* makeFakeGateway()
+      const port = yield* listening(layerRouterLaunchpad(0).pipe(Layer.provide(fromEnv(fake.home))))
+      yield* drive(overHttp(port), fake, layerRouterPrefix)
+      expect((yield* overHttp(port)("GET", "/api/buddy")).status).toBe(404)
+    }))
+
+  it.scopedLive("the Launchpad's document holds its own operation and buddy's, every reference resolved", () =>
+    Effect.gen(function*() {
+      const fake = yield* makeFakeGateway()
+      const port = yield* listening(layerRouterLaunchpad(0).pipe(Layer.provide(fromEnv(fake.home))))
+      const reply = yield* overHttp(port)("GET", "/openapi.json")
+      expect(reply.status).toBe(200)
+      const document = JSON.parse(reply.body) as {
+        readonly paths: Record<string, Record<string, { readonly operationId: string }>>
+        readonly components: { readonly schemas: Record<string, unknown> }
+      }
+      const operations = Object.entries(document.paths).flatMap(([path, methods]) =>
+        Object.entries(methods).map(([method, operation]) => `${method} ${path} ${operation.operationId}`)
+      )
+      expect(operations.toSorted()).toStrictEqual([
+        "get / pages.home",
+        `get ${layerRouterPrefix} buddy.status`,
+        `get ${layerRouterPrefix}/openapi.json buddy.openApi`,
+        `post ${layerRouterPrefix}/sign-in/cancel buddy.cancelSignIn`,
+        `post ${layerRouterPrefix}/sign-in/poll buddy.pollSignIn`,
+        `post ${layerRouterPrefix}/sign-in/start buddy.startSignIn`,
+        `post ${layerRouterPrefix}/sign-out buddy.signOut`
+      ])
+      const references = [...reply.body.matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((match) =>
+        match[1]!
+      )
+      expect(references.filter((name) => name.startsWith("buddy.")).length).toBeGreaterThan(5)
+      expect(references.filter((name) => !(name in document.components.schemas))).toStrictEqual([])
+    }))
+
+  it.scopedLive("answers buddy-absent on every path under the prefix where Buddy is absent", () =>
+    Effect.gen(function*() {
+      const fake = yield* makeFakeGateway()
+      const port = yield* listening(layerRouterLaunchpad(0).pipe(Layer.provide(fromEnv(fake.home, "local"))))
+      yield* driveAbsent(overHttp(port), fake, layerRouterPrefix)
+    }))
+})
+
+it("the README shows the examples exactly as they are in examples/", () => {
   const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8")
-  for (const file of ["mount-effect.ts", "mount-router.ts", "mount-node.ts"]) {
+  for (const file of ["mount-router.ts", "mount-layer-router.ts", "mount-node.ts", "mount-web.ts", "mount-effect.ts"]) {
     const code = readFileSync(new URL(`../examples/${file}`, import.meta.url), "utf8")
     const body = code.split("\n").filter((line) => !line.startsWith("//")).join("\n").trim()
     expect(readme, file).toContain(body)

@@ -4,7 +4,16 @@
 // at once which effect it supports; installed globally as an operator installs the CLI, where it
 // must bring nothing but itself; and published, with npm, to a registry stand-in on loopback.
 import { once } from "node:events"
-import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync
+} from "node:fs"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import * as os from "node:os"
@@ -207,6 +216,23 @@ export const wrong: StatusResult = { kind: "nope" }
     "clean"
   )
 }, 120_000)
+
+// The maps name src/, which the package does not ship: without the sources inside them a stack under
+// --enable-source-maps, a debugger, or a bundler's source-map loader (webpack's warns on each) finds nothing.
+it("ships source maps that carry every source they name", () => {
+  const lib = path.join(readme, "node_modules/@lazurio/buddy/dist/lib")
+  const maps = readdirSync(lib, { recursive: true, encoding: "utf8" }).filter((file) => file.endsWith(".js.map"))
+  expect(maps.length).toBeGreaterThan(20)
+  for (const file of maps) {
+    const map = JSON.parse(readFileSync(path.join(lib, file), "utf8")) as {
+      readonly sources: ReadonlyArray<string>
+      readonly sourcesContent?: ReadonlyArray<string | null>
+    }
+    expect([file, map.sourcesContent?.length]).toStrictEqual([file, map.sources.length])
+    for (const content of map.sourcesContent ?? []) expect(typeof content).toBe("string")
+  }
+  expect(existsSync(path.join(readme, "node_modules/@lazurio/buddy/src"))).toBe(false)
+})
 
 describe("next to Effect 4", () => {
   const sentence =

@@ -2,10 +2,12 @@
 // the package, packed with `npm pack`, installed from the tarball into a scratch project with the
 // peers the library imports (from the npm registry or this machine's npm cache; test/support/package.ts),
 // then imported from plain Node and type-checked by tsc in that project. The public surface is
-// exactly the one listed below; internals stay inside;
-// `@lazurio/buddy/client` bundles for a browser without a Node import. A second project installs it
-// next to the oldest `effect` and `@effect/platform` its peer ranges name: one copy of each in the
-// tree, and the mount example it ships type-checks and runs there.
+// exactly the one listed below; internals stay inside; `@lazurio/buddy/client` bundles for a browser
+// without a Node import. A project with @effect/platform-node compiles the examples the tarball ships
+// and a Launchpad's module exporting buddy's layers with `declaration: true` (D43), then walks every
+// host they make, each under a prefix, on the simulator the tarball ships. A last project installs it
+// next to the oldest `effect`, `@effect/platform` and `@effect/platform-node` its peer ranges name:
+// one copy of each of the first two in the tree, and the same build and walk there.
 import { build } from "esbuild"
 import {
   chmodSync,
@@ -42,6 +44,8 @@ const publicSurface = [
   "BuddyConfig",
   "BuddyHttpApp",
   "BuddyLive",
+  "BuddyLiveConfig",
+  "BuddyRoutes",
   "BuddyServicesLive",
   "BuddyState",
   "CancelAnswer",
@@ -73,6 +77,7 @@ const publicSurface = [
   "Unavailable",
   "UnavailableAnswer",
   "apiRoot",
+  "buddyHttpAppAt",
   "buddyVersion",
   "configFrom",
   "defaultDeadlines",
@@ -83,7 +88,8 @@ const publicSurface = [
   "operations",
   "pathRefusals",
   "refusals",
-  "refusalsOf"
+  "refusalsOf",
+  "withBuddyOperations"
 ].toSorted()
 
 let temp = ""
@@ -96,15 +102,124 @@ const inApp = (file: string, args: ReadonlyArray<string>) => inDir(app)(file, ar
 const launchpad = (name: string, extra: ReadonlyArray<string>) =>
   scratchProject(temp, name, [tarball, "@types/node@20", ...extra])
 
+const { peerDependencies } = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as {
+  readonly peerDependencies: Record<string, string>
+}
+/** Each peer named with its range from package.json: npm picks the newest version it allows. */
+const inRange = (names: ReadonlyArray<string>) => names.map((name) => `${name}@${peerDependencies[name]}`)
+
+/**
+ * tsc as a Launchpad that publishes its own types builds: `declaration: true`, emitting `files` into
+ * `out/` of the project `dir` (D43: a layer whose type names a tag the package does not export is
+ * TS2742 here). "clean", or what it said.
+ */
+const emit = (dir: string, files: ReadonlyArray<string>) =>
+  typeCheck(
+    dir,
+    files,
+    {
+      lib: ["ES2023", "DOM"],
+      module: "NodeNext",
+      moduleResolution: "NodeNext",
+      declaration: true,
+      noEmit: false,
+      outDir: "out"
+    },
+    "tsconfig.emit.json"
+  )
+
+/** The examples the tarball ships, and a Launchpad exporting each of buddy's layers and hosts, copied into `dir`. */
+const launchpadSources = (dir: string) => {
+  const examples = readdirSync(path.join(dir, "node_modules/@lazurio/buddy/examples")).filter((file) =>
+    file.endsWith(".ts")
+  )
+  for (const file of examples) {
+    cpSync(path.join(dir, "node_modules/@lazurio/buddy/examples", file), path.join(dir, file))
+  }
+  writeFileSync(path.join(dir, "layers.ts"), layersSource)
+  return [...examples, "layers.ts"]
+}
+
+/** A Launchpad's module exporting what it builds of buddy, every type inferred. */
+const layersSource = `import { Console, Layer } from "effect"
+import {
+  BuddyConfig,
+  buddyHttpAppAt,
+  BuddyLive,
+  BuddyLiveConfig,
+  BuddyRoutes,
+  BuddyServicesLive,
+  Journal,
+  JournalSilent,
+  makeBuddyWebHandler,
+  withBuddyOperations
+} from "@lazurio/buddy"
+
+const fields = {
+  launchpadOrigin: "https://launchpad.example",
+  buddyOrigin: "https://buddy.example",
+  environment: "hosted-personal"
+} as const
+export const BuddyLayer = BuddyLive(fields)
+export const QuietLayer = BuddyLive(fields, JournalSilent)
+export const EnvLayer = BuddyLiveConfig()
+export const Pieces = BuddyServicesLive.pipe(
+  Layer.provideMerge(Journal.layer((line) => Console.log(line))),
+  Layer.provideMerge(BuddyConfig.layerConfig())
+)
+export const Routes = BuddyRoutes({ prefix: "/launchpad/buddy" })
+export const App = buddyHttpAppAt("/launchpad/buddy")
+export const web = makeBuddyWebHandler(BuddyLayer, { prefix: "/launchpad/buddy" })
+export const document = withBuddyOperations("/launchpad/buddy")({})
+`
+
+/** Every host of the examples, compiled in `dir`, walked against the simulator: what each answered. */
+const walkHosts = async (dir: string) => {
+  cpSync(path.join(root, "test/support/walk-hosts.mjs"), path.join(dir, "walk-hosts.mjs"))
+  const home = path.join(dir, "hermes")
+  const { stdout } = await inDir(dir)(process.execPath, ["walk-hosts.mjs", home])
+  return JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}") as Record<string, ReadonlyArray<string>>
+}
+
+/** What each host answers under `root`: the same C6, wherever it is. */
+const walked = (root: string) => [
+  "200 {\"kind\":\"buddy\",\"state\":\"waits\",\"signIn\":{\"state\":\"none\"},\"locale\":\"en\"}",
+  "200 {\"kind\":\"sign-in\",\"state\":\"pending\",\"handle\":\"H\",\"code\":\"C\",\"page\":\"https://auth.openai.com/codex/device\"}",
+  "200 {\"kind\":\"sign-in\",\"state\":\"pending\",\"code\":\"C\",\"page\":\"https://auth.openai.com/codex/device\"}",
+  "200 {\"kind\":\"sign-in\",\"state\":\"cancelled\"}",
+  "200 {\"kind\":\"sign-out\",\"state\":\"signed-out\"}",
+  `200 ${
+    ["", "/openapi.json", "/sign-in/start", "/sign-in/poll", "/sign-in/cancel", "/sign-out"].map((path) =>
+      `${root}${path}`
+    ).join(" ")
+  }`
+]
+
+/** Every host walked: the same answers under its prefix; outside it, the Launchpad's or nobody's. */
+const expectWalked = (results: Record<string, ReadonlyArray<string>>) => {
+  const prefix = "/launchpad/buddy"
+  expect(results["mountApp"]).toStrictEqual([...walked(prefix), "404 "])
+  expect(results["layerRouter"]).toStrictEqual([...walked(prefix), "404 "])
+  expect(results["nodeHttp"]).toStrictEqual([...walked(prefix), "200 the Launchpad"])
+  expect(results["webHandler"]).toStrictEqual([...walked(prefix), "404 {\"error\":\"not-found\"}"])
+  expect(results["routerAll"]).toStrictEqual([...walked("/api/buddy"), "404 "])
+  expect(results["document"]).toStrictEqual([
+    "buddy.cancelSignIn",
+    "buddy.openApi",
+    "buddy.pollSignIn",
+    "buddy.signOut",
+    "buddy.startSignIn",
+    "buddy.status",
+    "pages.home"
+  ])
+}
+
 beforeAll(async () => {
   temp = mkdtempSync(path.join(os.tmpdir(), "buddy-package-"))
   ;({ tarball } = await packBuddy(temp))
   // The peers the library imports, as npm chooses them in their ranges (the newest they allow);
   // they are optional peers (D44), so a Launchpad names them, as the README's install line does.
-  const { peerDependencies } = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as {
-    readonly peerDependencies: Record<string, string>
-  }
-  app = await launchpad("app", ["effect", "@effect/platform"].map((name) => `${name}@${peerDependencies[name]}`))
+  app = await launchpad("app", inRange(["effect", "@effect/platform"]))
 }, 240_000)
 
 afterAll(() => removeScratch(temp), removeTimeout)
@@ -235,7 +350,10 @@ describe("the packed package", () => {
       }))
     `
     const { stdout } = await inApp(process.execPath, ["--input-type=module", "-e", script])
-    const seen = JSON.parse(stdout) as Record<string, unknown>
+    // The last line: the layer said on Effect's logger (stdout by default) that Buddy is absent here.
+    const seen = JSON.parse(stdout.trim().split("\n").at(-1) ?? "") as Record<string, unknown>
+    expect(stdout).toContain("level=WARN")
+    expect(stdout).toContain("the config has no buddyOrigin, so Buddy is absent here")
     expect(seen["names"]).toStrictEqual(publicSurface)
     expect(seen["client"]).toStrictEqual(["defaultPollInterval", "makeBuddyClient"])
     expect(seen["app"]).toBe(true)
@@ -326,6 +444,34 @@ export const refusedConfig: Effect.Effect<unknown, ConfigInvalid> = BuddyConfig.
   }, 30_000)
 })
 
+describe("every host a Launchpad uses, from the installed tarball (D43)", () => {
+  let hosts = ""
+  beforeAll(async () => {
+    // The examples' @effect/platform-node beside the library's peers, all named (D44: they are optional).
+    hosts = await launchpad("hosts", inRange(["effect", "@effect/platform", "@effect/platform-node"]))
+  }, 240_000)
+
+  it(
+    "a Launchpad that exports buddy's layers and hosts builds its declarations, naming only the package's exports",
+    async () => {
+      expect(await emit(hosts, launchpadSources(hosts))).toBe("clean")
+      const declared = readFileSync(path.join(hosts, "out/layers.d.ts"), "utf8")
+      expect(declared).toContain("\"@lazurio/buddy\"")
+      expect(declared).not.toMatch(/dist\/lib|services\//)
+      expect(readFileSync(path.join(hosts, "out/mount-router.d.ts"), "utf8")).toContain("ConfigInvalid")
+    },
+    60_000
+  )
+
+  it(
+    "walks mountApp, HttpLayerRouter beside an HttpApi, node:http and the web handler under a prefix, on the simulator",
+    async () => {
+      expectWalked(await walkHosts(hosts))
+    },
+    60_000
+  )
+})
+
 describe("next to the oldest effect and @effect/platform its peer ranges name", () => {
   let oldest = ""
   beforeAll(async () => {
@@ -333,12 +479,11 @@ describe("next to the oldest effect and @effect/platform its peer ranges name", 
   }, 240_000)
 
   it(
-    "one copy of effect and of @effect/platform in the tree, and the shipped mount example type-checks and serves",
+    "one copy of effect and of @effect/platform in the tree; the shipped examples build their declarations and every host walks",
     async () => {
       expect(copiesOf(oldest, "effect")).toStrictEqual(["effect/package.json"])
       expect(copiesOf(oldest, "@effect/platform")).toStrictEqual(["@effect/platform/package.json"])
-      cpSync(path.join(oldest, "node_modules/@lazurio/buddy/examples/mount-effect.ts"), path.join(oldest, "mount.ts"))
-      expect(await typeCheck(oldest, ["mount.ts"])).toBe("clean")
+      expect(await emit(oldest, launchpadSources(oldest))).toBe("clean")
       const script = `
       const buddy = await import("@lazurio/buddy")
       const { dispose, handler } = buddy.makeBuddyWebHandler(await (await import("effect")).Effect.runPromise(buddy.BuddyConfig.make({ launchpadOrigin: "http://127.0.0.1", environment: "local" })))
@@ -347,7 +492,8 @@ describe("next to the oldest effect and @effect/platform its peer ranges name", 
       await dispose()
     `
       const { stdout } = await inDir(oldest)(process.execPath, ["--input-type=module", "-e", script])
-      expect(JSON.parse(stdout)).toStrictEqual([404, "{\"error\":\"buddy-absent\"}"])
+      expect(JSON.parse(stdout.trim().split("\n").at(-1) ?? "")).toStrictEqual([404, "{\"error\":\"buddy-absent\"}"])
+      expectWalked(await walkHosts(oldest))
     },
     // tsc over effect's types: more than a minute at load 10 (a fresh clone's .ci/run beside two suites).
     180_000

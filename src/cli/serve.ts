@@ -6,6 +6,7 @@
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import { Console, Effect, Option } from "effect"
+import * as path from "node:path"
 import { handedSockets } from "../serve/activation.js"
 import { readConfig } from "../serve/config-file.js"
 import type { Place } from "../serve/serving.js"
@@ -61,8 +62,10 @@ export const serveCommand = Command.make(
       )
       const place = yield* placeOf(socket)
       yield* keepServingWithoutReaders
-      // --home overrides the file's hermesHome; without either, BuddyConfig's default (C1.1).
-      const hermesHome = Option.getOrUndefined(home) ?? file.hermesHome
+      // --home overrides the file's hermesHome; without either, BuddyConfig's default (C1.1). A relative
+      // one is this command's working directory's, resolved here: the app's config takes only absolute homes.
+      const given = Option.getOrUndefined(home) ?? file.hermesHome
+      const hermesHome = given === undefined ? undefined : path.resolve(given)
       // The HTTP stack is loaded only here: every other command starts without it (issue 10, D19).
       const serving = yield* Effect.promise(() => import("../serve/serving.js"))
       return yield* serving.serveFile({ ...file, ...(hermesHome === undefined ? {} : { hermesHome }) }, place).pipe(

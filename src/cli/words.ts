@@ -187,9 +187,9 @@ export const usage = "Usage: buddy <command> [flags]; `buddy --help` lists the c
 const flagWords: Readonly<Record<string, string>> = {
   "--json": "Print one JSON object per line instead of words.",
   "--home": "The Hermes home to use (default: $HERMES_HOME, else ~/.hermes).",
-  "--config":
-    "A JSON file with launchpadOrigin, environment, locale and buddyOrigin (without it Buddy is absent: every route " +
-    "answers 404), and optionally hermesHome and socketGroup (a proxy's group the socket is shared with).",
+  "--config": "A JSON file with launchpadOrigin, environment, locale and buddyOrigin: without buddyOrigin, or in an " +
+    "environment other than hosted-personal, Buddy is absent and every route answers 404 buddy-absent. Optionally " +
+    "hermesHome and socketGroup (a proxy's group the socket is shared with).",
   "--socket":
     "The socket to listen on (default: $RUNTIME_DIRECTORY/serve.sock under systemd, else $XDG_RUNTIME_DIR/buddy/serve.sock).",
   "buddy serve --home":

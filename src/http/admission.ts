@@ -3,12 +3,11 @@
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Effect, Option } from "effect"
 import { apiRoot } from "../schema/routes.js"
-import type { BuddyConfigShape } from "../services/BuddyConfig.js"
+import { absentBy, type BuddyConfigShape } from "../services/BuddyConfig.js"
 import { refused } from "./refusal.js"
 
 /** Check 1: Buddy exists only on a hosted personal environment with a recorded Buddy origin. */
-export const buddyPresent = (config: BuddyConfigShape) =>
-  config.buddyOrigin !== undefined && config.environment === "hosted-personal"
+export const buddyPresent = (config: BuddyConfigShape) => absentBy(config) === undefined
 
 /**
  * Check 3, for every POST: `Sec-Fetch-Site: same-origin` and `Origin` exactly the Launchpad's
@@ -28,7 +27,7 @@ const withoutQuery = (target: string) => {
 }
 
 /** A request target without scheme and host, as the platform makes `url` of an absolute one. */
-const targetOf = (url: string) => {
+export const targetOf = (url: string) => {
   if (url.startsWith("/")) return url
   const path = url.indexOf("/", url.indexOf("//") + 2)
   return path === -1 ? "/" : url.slice(path)

@@ -62,10 +62,11 @@ const sameOriginHeaders = [
 // Stryker disable next-line StringLiteral: the targets differ only for tuples and JSON-in-string content, which no answer of C6 has
 const target = "openApi3.1"
 
-const make = (root: string) => {
+/** The document for the app under `root`, its schemas' references named `${names}<Schema>`. */
+const make = (root: string, names = "") => {
   const definitions: Record<string, Json> = {}
   const schemaOf = (schema: Schema.Schema.Any): Json =>
-    JSONSchema.fromAST(schema.ast, { definitions, definitionPath: "#/components/schemas/", target })
+    JSONSchema.fromAST(schema.ast, { definitions, definitionPath: `#/components/schemas/${names}`, target })
   const content = (schema: Schema.Schema.Any) => ({ "application/json": { schema: schemaOf(schema) } })
 
   /**
@@ -141,3 +142,44 @@ export const openApiJson = (root: string = apiRoot): string => {
 
 /** The OpenAPI document of the app served under `root` (C6's `/api/buddy` unless mounted elsewhere). */
 export const openApiDocument = (root: string = apiRoot): unknown => JSON.parse(openApiJson(root))
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+/** The name buddy's operations, schemas and tag go by in another document. */
+const tag = "buddy"
+
+/**
+ * buddy's operations, under `prefix` (C6's `/api/buddy` unless mounted elsewhere), merged into a
+ * Launchpad's own OpenAPI document: for `OpenApi.Transform` on its `HttpApi`, or applied to any
+ * document object. Each operation keeps its shape under the tag `buddy`, its id and its schemas
+ * named `buddy.<name>` (HttpApi's `group.endpoint` form) so none meets one of the Launchpad's; the
+ * tag's description says what answers no operation (not-found, 405). The document given is not
+ * changed; a path of its own under the prefix gives way to buddy's.
+ */
+export const withBuddyOperations = (prefix: string = apiRoot) => (spec: Record<string, unknown>) => {
+  const document = make(prefix, `${tag}.`)
+  const paths = Object.fromEntries(
+    Object.entries(document.paths).map(([path, operations]) => [
+      path,
+      Object.fromEntries(
+        Object.entries(operations).map((
+          [method, operation]
+        ) => [method, { ...operation, operationId: `${tag}.${operation.operationId}`, tags: [tag] }])
+      )
+    ])
+  )
+  const schemas = Object.fromEntries(
+    Object.entries(document.components.schemas).map(([name, schema]) => [`${tag}.${name}`, schema])
+  )
+  const components = isRecord(spec["components"]) ? spec["components"] : {}
+  return {
+    ...spec,
+    tags: [...(Array.isArray(spec["tags"]) ? spec["tags"] : []), { name: tag, description: document.info.description }],
+    paths: { ...(isRecord(spec["paths"]) ? spec["paths"] : {}), ...paths },
+    components: {
+      ...components,
+      schemas: { ...(isRecord(components["schemas"]) ? components["schemas"] : {}), ...schemas }
+    }
+  }
+}

@@ -5,9 +5,10 @@
 // command loads the HTTP stack at its start (issue 10, D19).
 import * as HttpServer from "@effect/platform/HttpServer"
 import type { ServeError } from "@effect/platform/HttpServerError"
-import { Console, Effect, Layer, Option, Runtime } from "effect"
+import { Console, Effect, Layer, Logger, Option, Runtime } from "effect"
 import { buddyPresent } from "../http/admission.js"
-import { BuddyHttpApp, BuddyLive, configFrom } from "../http/app.js"
+import { BuddyHttpApp, configFrom } from "../http/app.js"
+import { servedLayer } from "../http/live.js"
 import type { ConfigFile } from "../schema/config.js"
 import type { BuddyConfigShape } from "../services/BuddyConfig.js"
 import { errnoOf } from "../services/errno.js"
@@ -103,6 +104,9 @@ const absence = (config: BuddyConfigShape): Effect.Effect<void> =>
           "here and every route answers 404 buddy-absent."
     )
 
+/** Effect's logger on stderr: stdout is the journal's, a line of JSON each, and nothing else (C6, C8). */
+const logOnStderr = Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger))
+
 export interface ServeOptions {
   /** The config file's `socketGroup`: the group the socket is shared with, if any. */
   readonly socketGroup?: ConfigFile["socketGroup"]
@@ -129,8 +133,9 @@ export const serveOn = (config: BuddyConfigShape, place: Place, options: ServeOp
       launchpadOrigin: config.launchpadOrigin,
       say: (line) => Runtime.runFork(runtime)(Console.error(line))
     }
-    const app = HttpServer.serve(BuddyHttpApp).pipe(Layer.provide(BuddyLive(config)))
+    const app = HttpServer.serve(BuddyHttpApp).pipe(Layer.provide(servedLayer(config)))
     return yield* Layer.mergeAll(app, announce(listen, sharing, say)).pipe(
+      Layer.provide(logOnStderr),
       Layer.provide(NodeServer.layer(listener, options.limits ?? NodeServer.serverLimits, config.limits.requestBody)),
       Layer.launch,
       Effect.catchTag("ServeError", (error) => stopWith(1)(listenWords(listen, error)))

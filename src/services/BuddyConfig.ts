@@ -1,11 +1,15 @@
 // BuddyConfig: the home, origins, environment and locale (C6 "Config"), plus the deadlines and
 // size limits of C2/C3. One value for the HTTP app and the CLI; tests shorten the deadlines.
-// `make` and `layer` are what a Launchpad calls: they take the origins and the environment as
-// required fields and check them, failing with `ConfigInvalid` rather than defaulting to an app
-// where every route is absent (D31). `forGateway` is for what uses only the gateway client (the CLI,
-// tests): its HTTP fields are the closed defaults, and nothing serves them.
-import { Context, Data, Duration, Effect, Layer, Schema } from "effect"
-import { Environment, Locale, Origin } from "../schema/config.js"
+// `make`, `layer` and `layerConfig` are what a Launchpad calls: they take the origins and the
+// environment as required fields and check them, failing with `ConfigInvalid` rather than defaulting
+// to an app where every route is absent (D31); the layers say once, on Effect's logger, when the
+// config they hold has no Buddy (D43). `forGateway` is for what uses only the gateway client (the
+// CLI, tests): its HTTP fields are the closed defaults, and nothing serves them.
+import { Config, type ConfigError, Context, Duration, Effect, Layer, Option } from "effect"
+import type { Environment, Locale } from "../schema/config.js"
+import { checkFields, type ConfigInvalid } from "./ConfigInvalid.js"
+
+export { ConfigInvalid } from "./ConfigInvalid.js"
 
 export interface Deadlines {
   /** One control-socket exchange (C2, default 5 s). */
@@ -57,19 +61,51 @@ export interface BuddyConfigFields {
   readonly launchpadOrigin: string
   readonly buddyOrigin?: string | undefined
   readonly environment: Environment
-  readonly locale?: Locale
+  readonly locale?: Locale | undefined
   readonly deadlines?: Partial<Deadlines>
   readonly limits?: Partial<Limits>
 }
 
-/** A config a Launchpad gave that cannot serve, and which field is why. */
-export class ConfigInvalid extends Data.TaggedError("ConfigInvalid")<{
-  readonly reason: "launchpad-origin" | "buddy-origin" | "same-origins" | "environment" | "locale"
-}> {}
+/**
+ * The fields as Effect's `Config` reads them: text, checked as `make` checks (`layerConfig`). A
+ * missing required one is Effect's own `ConfigError`, naming where it was looked for.
+ */
+export interface BuddyConfigStrings {
+  readonly hermesHome?: string | undefined
+  readonly launchpadOrigin: string
+  readonly buddyOrigin?: string | undefined
+  readonly environment: string
+  readonly locale?: string | undefined
+}
 
-const isOrigin = Schema.is(Origin)
-const isEnvironment = Schema.is(Environment)
-const isLocale = Schema.is(Locale)
+const optional = (name: string) => Config.string(name).pipe(Config.option, Config.map(Option.getOrUndefined))
+
+/**
+ * Why Buddy is absent under `config` (C6 check 1): the field that makes it so, or `undefined` when
+ * he is here. A missing Buddy origin is named first: it is the one a Launchpad forgets.
+ */
+export const absentBy = (config: Pick<BuddyConfigShape, "buddyOrigin" | "environment">) =>
+  config.buddyOrigin === undefined
+    ? "buddyOrigin"
+    : config.environment === "hosted-personal"
+    ? undefined
+    : "environment"
+
+/** What a config without Buddy says, by the field that made him absent. */
+const absenceWords: Readonly<Record<NonNullable<ReturnType<typeof absentBy>>, (config: BuddyConfigShape) => string>> = {
+  buddyOrigin: () =>
+    "buddy: the config has no buddyOrigin, so Buddy is absent here and every route of the app answers 404 " +
+    "buddy-absent; give buddyOrigin (Buddy's own origin) where Buddy runs.",
+  environment: (config) =>
+    `buddy: the config's environment is ${config.environment}, not hosted-personal, so Buddy is absent here ` +
+    "and every route of the app answers 404 buddy-absent."
+}
+
+/** Said once when a layer holding `config` is built, on Effect's logger: a config without Buddy serves only 404s. */
+const sayAbsence = (config: BuddyConfigShape): Effect.Effect<void> => {
+  const field = absentBy(config)
+  return field === undefined ? Effect.void : Effect.logWarning(absenceWords[field](config))
+}
 
 /** The contract's defaults under whatever is given. */
 const filled = (fields: Partial<BuddyConfigFields>): BuddyConfigShape => ({
@@ -88,19 +124,33 @@ export class BuddyConfig extends Context.Tag("buddy/BuddyConfig")<BuddyConfig, B
    * and a locale the contract names. The values themselves are never in the error.
    */
   static readonly make = (fields: BuddyConfigFields): Effect.Effect<BuddyConfigShape, ConfigInvalid> =>
-    Effect.suspend(() => {
-      const invalid = (reason: ConfigInvalid["reason"]) => Effect.fail(new ConfigInvalid({ reason }))
-      if (!isOrigin(fields.launchpadOrigin)) return invalid("launchpad-origin")
-      if (fields.buddyOrigin !== undefined && !isOrigin(fields.buddyOrigin)) return invalid("buddy-origin")
-      if (fields.buddyOrigin === fields.launchpadOrigin) return invalid("same-origins")
-      if (!isEnvironment(fields.environment)) return invalid("environment")
-      if (fields.locale !== undefined && !isLocale(fields.locale)) return invalid("locale")
-      return Effect.succeed(filled(fields))
-    })
+    Effect.map(checkFields(fields), filled)
 
-  /** `make` as a layer: building it fails with `ConfigInvalid`. */
+  /** `make` as a layer: building it fails with `ConfigInvalid`, and says so when Buddy is absent. */
   static readonly layer = (fields: BuddyConfigFields): Layer.Layer<BuddyConfig, ConfigInvalid> =>
-    Layer.effect(BuddyConfig, BuddyConfig.make(fields))
+    Layer.effect(BuddyConfig, Effect.tap(BuddyConfig.make(fields), sayAbsence))
+
+  /**
+   * The fields from Effect's `Config`: by default `BUDDY_LAUNCHPAD_ORIGIN`, `BUDDY_ORIGIN`,
+   * `BUDDY_ENVIRONMENT`, `BUDDY_LOCALE` and `BUDDY_HERMES_HOME` (under the default provider; nested
+   * `BUDDY` and its names under any other).
+   */
+  static readonly config: Config.Config<BuddyConfigStrings> = Config.all({
+    hermesHome: optional("HERMES_HOME"),
+    launchpadOrigin: Config.string("LAUNCHPAD_ORIGIN"),
+    buddyOrigin: optional("ORIGIN"),
+    environment: Config.string("ENVIRONMENT"),
+    locale: optional("LOCALE")
+  }).pipe(Config.nested("BUDDY"))
+
+  /** `layer` with the fields read from `config`: fails with `ConfigError` (missing) or `ConfigInvalid` (wrong). */
+  static readonly layerConfig = (
+    config: Config.Config<BuddyConfigStrings> = BuddyConfig.config
+  ): Layer.Layer<BuddyConfig, ConfigInvalid | ConfigError.ConfigError> =>
+    Layer.effect(
+      BuddyConfig,
+      config.pipe(Effect.flatMap(checkFields), Effect.map(filled), Effect.tap(sayAbsence))
+    )
 
   /**
    * For what uses only the gateway client (the CLI, tests): the home, deadlines and limits as

@@ -7,7 +7,11 @@ import { JournalLine } from "../schema/journal.js"
 
 export class Journal extends Context.Tag("buddy/Journal")<Journal, {
   readonly record: (entry: Omit<JournalLine, "scope">) => Effect.Effect<void>
-}>() {}
+}>() {
+  /** A journal handing each line to `write` (see `makeJournal`), as a layer: for `BuddyLive`'s journal. */
+  static readonly layer = <E>(write: (line: string) => Effect.Effect<void, E>): Layer.Layer<Journal> =>
+    Layer.succeed(Journal, makeJournal(write))
+}
 
 const encodeLine = Schema.encode(Schema.parseJson(JournalLine))
 

@@ -81,9 +81,10 @@ USAGE
 
 FLAGS
   --config FILE  A JSON file with launchpadOrigin, environment, locale and
-                 buddyOrigin (without it Buddy is absent: every route answers
-                 404), and optionally hermesHome and socketGroup (a proxy's
-                 group the socket is shared with).
+                 buddyOrigin: without buddyOrigin, or in an environment other
+                 than hosted-personal, Buddy is absent and every route answers
+                 404 buddy-absent. Optionally hermesHome and socketGroup (a
+                 proxy's group the socket is shared with).
   --socket PATH  The socket to listen on (default: $RUNTIME_DIRECTORY/serve.sock
                  under systemd, else $XDG_RUNTIME_DIR/buddy/serve.sock).
   --home DIR     The Hermes home to use; overrides the config's hermesHome

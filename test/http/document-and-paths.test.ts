@@ -2,7 +2,7 @@
 // and a path outside /api/buddy is never "buddy-absent" (the app only speaks for Buddy's paths).
 import { expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { makeBuddyWebHandler } from "../../src/http/app.js"
+import { makeBuddyWebHandler } from "../../src/http/hosts.js"
 import { openApiDocument } from "../../src/http/openapi.js"
 import { routes } from "../../src/http/routes.js"
 import { BuddyConfig } from "../../src/services/BuddyConfig.js"

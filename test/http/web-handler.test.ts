@@ -4,7 +4,7 @@
 import { describe, expect, it, vi } from "@effect/vitest"
 import { Effect } from "effect"
 import { makeFakeGateway } from "../../fixtures/fake-gateway.js"
-import { makeBuddyWebHandler } from "../../src/http/app.js"
+import { makeBuddyWebHandler } from "../../src/http/hosts.js"
 import { bodies, expectAnswer, line, startedHandle } from "./support/answers.js"
 import { HERMES_START, hermesHttp } from "./support/fake.js"
 import { hostedConfig, LAUNCHPAD } from "./support/server.js"

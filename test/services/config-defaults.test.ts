@@ -2,7 +2,7 @@
 // (`forGateway`), and that each piece overrides only itself; and what a Launchpad's config
 // (`make`, `layer`) requires and refuses. Pinned here so a changed default fails a test.
 import { describe, expect, it } from "@effect/vitest"
-import { Duration, Effect, Layer } from "effect"
+import { Cause, Config, ConfigProvider, Duration, Effect, Layer } from "effect"
 import { configFrom } from "../../src/http/app.js"
 import { BuddyConfig, defaultDeadlines, defaultLimits } from "../../src/services/BuddyConfig.js"
 
@@ -121,5 +121,158 @@ describe("configFrom, a config file's fields as the app's config", () => {
       expect(config.launchpadOrigin).toBe("https://launchpad.example")
       const refused = yield* Effect.flip(configFrom({ ...file, buddyOrigin: file.launchpadOrigin }))
       expect(refused.reason).toBe("same-origins")
+    }))
+})
+
+describe("BuddyConfig.make refuses what a Launchpad cannot have meant (D43)", () => {
+  const good = { launchpadOrigin: "https://launchpad.example", environment: "hosted-personal" } as const
+  /** JavaScript, or an object built elsewhere: what no compiler checked. */
+  const unchecked = (fields: unknown) => BuddyConfig.make(fields as Parameters<typeof BuddyConfig.make>[0])
+  const reasonOf = (fields: unknown) => Effect.map(Effect.flip(unchecked(fields)), (error) => error.reason)
+
+  it.effect("a relative hermesHome, a field it does not know, and deadlines, limits or fields of no known shape", () =>
+    Effect.gen(function*() {
+      expect(yield* reasonOf({ ...good, hermesHome: "hermes" })).toBe("hermes-home")
+      expect(yield* reasonOf({ ...good, hermesHome: "./srv/hermes" })).toBe("hermes-home")
+      expect(yield* reasonOf({ ...good, hermesHome: 7 })).toBe("hermes-home")
+      expect((yield* BuddyConfig.make({ ...good, hermesHome: "/srv/hermes" })).hermesHome).toBe("/srv/hermes")
+      expect(yield* reasonOf({ ...good, buddyorigin: "https://buddy.example" })).toBe("unknown-field")
+      expect(yield* reasonOf({ ...good, socketGroup: "www-data" })).toBe("unknown-field")
+      expect(yield* reasonOf({ ...good, deadlines: { contol: Duration.seconds(1) } })).toBe("deadlines")
+      expect(yield* reasonOf({ ...good, deadlines: { api: 5000 } })).toBe("deadlines")
+      expect(yield* reasonOf({ ...good, limits: { answer: 0 } })).toBe("limits")
+      expect(yield* reasonOf({ ...good, limits: { answer: 1.5 } })).toBe("limits")
+      expect(yield* reasonOf({ ...good, limits: { body: 10 } })).toBe("limits")
+      expect(yield* reasonOf({ environment: "hosted-personal" })).toBe("launchpad-origin")
+      expect(yield* reasonOf({ launchpadOrigin: good.launchpadOrigin })).toBe("environment")
+      expect(yield* reasonOf(null)).toBe("not-an-object")
+      expect(yield* reasonOf("https://launchpad.example")).toBe("not-an-object")
+      // What the optional fields may hold: undefined where the type says so, the values they name.
+      const given = yield* BuddyConfig.make({
+        ...good,
+        hermesHome: undefined,
+        buddyOrigin: undefined,
+        locale: "cs",
+        deadlines: { api: Duration.millis(7) },
+        limits: { answer: 1 }
+      })
+      expect([given.locale, Duration.toMillis(given.deadlines.api), given.limits.answer]).toStrictEqual(["cs", 7, 1])
+    }))
+
+  // `{ ...defaults, ...fields.deadlines }` would put an undefined over a default: a Launchpad's
+  // `deadlines: { api: cond ? d : undefined }` must be refused, not served with no deadline.
+  it.effect("an undefined deadline or limit, or undefined deadlines or limits, as no type allows them", () =>
+    Effect.gen(function*() {
+      expect(yield* reasonOf({ ...good, deadlines: undefined })).toBe("deadlines")
+      expect(yield* reasonOf({ ...good, limits: undefined })).toBe("limits")
+      for (const name of ["control", "api", "start"]) {
+        expect([name, yield* reasonOf({ ...good, deadlines: { [name]: undefined } })]).toStrictEqual([
+          name,
+          "deadlines"
+        ])
+      }
+      for (const name of ["identifyLine", "ticketLine", "answer", "requestBody"]) {
+        expect([name, yield* reasonOf({ ...good, limits: { [name]: undefined } })]).toStrictEqual([name, "limits"])
+      }
+    }))
+
+  it.effect("ConfigInvalid's message says its reason in words, and no value", () =>
+    Effect.gen(function*() {
+      const secret = "customer-4711"
+      const messageOf = (fields: unknown) => Effect.map(Effect.flip(unchecked(fields)), (error) => error.message)
+      const words = {
+        "launchpad-origin": yield* messageOf({ ...good, launchpadOrigin: `https://${secret}.example/` }),
+        "buddy-origin": yield* messageOf({ ...good, buddyOrigin: `${secret}.example` }),
+        "same-origins": yield* messageOf({ ...good, buddyOrigin: good.launchpadOrigin }),
+        environment: yield* messageOf({ ...good, environment: secret }),
+        locale: yield* messageOf({ ...good, locale: secret }),
+        "hermes-home": yield* messageOf({ ...good, hermesHome: secret }),
+        deadlines: yield* messageOf({ ...good, deadlines: { [secret]: 1 } }),
+        limits: yield* messageOf({ ...good, limits: { answer: secret } }),
+        "unknown-field": yield* messageOf({ ...good, [secret]: secret }),
+        "not-an-object": yield* messageOf(secret)
+      }
+      expect(words).toStrictEqual({
+        "launchpad-origin":
+          "buddy's config cannot serve: launchpadOrigin must be the Launchpad's origin as a browser " +
+          "sends it: scheme, host and optional port, nothing after (https://launchpad.example).",
+        "buddy-origin": "buddy's config cannot serve: buddyOrigin must be Buddy's origin as a browser sends it: " +
+          "scheme, host and optional port, nothing after (https://buddy.example).",
+        "same-origins":
+          "buddy's config cannot serve: launchpadOrigin and buddyOrigin must differ: Buddy's own page may not drive " +
+          "his sign-in.",
+        environment: "buddy's config cannot serve: environment must be one of hosted-personal, " +
+          "hosted-organization-personal, hosted-organization-team, local.",
+        locale: "buddy's config cannot serve: locale must be one of cs, en.",
+        "hermes-home":
+          "buddy's config cannot serve: hermesHome must be an absolute path: a relative one would move with the " +
+          "working directory.",
+        deadlines: "buddy's config cannot serve: deadlines may name only control, api and start, each a Duration.",
+        limits: "buddy's config cannot serve: limits may name only identifyLine, ticketLine, answer and " +
+          "requestBody, each a whole number of bytes above 0.",
+        "unknown-field": "buddy's config cannot serve: the config has a field buddy does not know; it takes " +
+          "hermesHome, launchpadOrigin, buddyOrigin, environment, locale, deadlines, limits.",
+        "not-an-object":
+          "buddy's config cannot serve: the config must be an object with launchpadOrigin and environment."
+      })
+      // What NodeRuntime.runMain prints of it: the words, not "An error has occurred".
+      const printed = Cause.pretty(Cause.fail(yield* Effect.flip(unchecked({ ...good, hermesHome: secret }))))
+      expect(printed).toContain("ConfigInvalid: buddy's config cannot serve: hermesHome must be an absolute path")
+      expect(printed).not.toContain(secret)
+    }))
+})
+
+describe("BuddyConfig.layerConfig, the fields from Effect's Config", () => {
+  const fromEnv = (env: Record<string, string>) =>
+    Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env)), { pathDelim: "_" }))
+  const read = (env: Record<string, string>) =>
+    Effect.provide(BuddyConfig, BuddyConfig.layerConfig().pipe(Layer.provide(fromEnv(env))))
+
+  it.effect("reads BUDDY_LAUNCHPAD_ORIGIN, BUDDY_ORIGIN, BUDDY_ENVIRONMENT, BUDDY_LOCALE and BUDDY_HERMES_HOME", () =>
+    Effect.gen(function*() {
+      const config = yield* read({
+        BUDDY_LAUNCHPAD_ORIGIN: "https://launchpad.example",
+        BUDDY_ORIGIN: "https://buddy.example",
+        BUDDY_ENVIRONMENT: "hosted-personal",
+        BUDDY_LOCALE: "cs",
+        BUDDY_HERMES_HOME: "/srv/hermes"
+      })
+      expect(config).toStrictEqual({
+        hermesHome: "/srv/hermes",
+        launchpadOrigin: "https://launchpad.example",
+        buddyOrigin: "https://buddy.example",
+        environment: "hosted-personal",
+        locale: "cs",
+        deadlines: defaultDeadlines,
+        limits: defaultLimits
+      })
+      const least = yield* read({ BUDDY_LAUNCHPAD_ORIGIN: "https://launchpad.example", BUDDY_ENVIRONMENT: "local" })
+      expect([least.hermesHome, least.buddyOrigin, least.locale]).toStrictEqual([undefined, undefined, "en"])
+    }))
+
+  it.effect("a missing field is Effect's ConfigError naming where it looked; a wrong one is ConfigInvalid", () =>
+    Effect.gen(function*() {
+      const missing = yield* Effect.flip(read({ BUDDY_ENVIRONMENT: "local" }))
+      expect(missing._tag).toBe("ConfigError")
+      expect(String(missing)).toContain("BUDDY.LAUNCHPAD_ORIGIN")
+      const wrong = yield* Effect.flip(
+        read({
+          BUDDY_LAUNCHPAD_ORIGIN: "https://launchpad.example",
+          BUDDY_ENVIRONMENT: "local",
+          BUDDY_HERMES_HOME: "h"
+        })
+      )
+      expect(wrong).toMatchObject({ _tag: "ConfigInvalid", reason: "hermes-home" })
+      const custom = yield* Effect.provide(
+        BuddyConfig,
+        BuddyConfig.layerConfig(Config.all({
+          launchpadOrigin: Config.string("LP"),
+          environment: Config.succeed("hosted-organization-team")
+        })).pipe(Layer.provide(fromEnv({ LP: "https://lp.example" })))
+      )
+      expect([custom.launchpadOrigin, custom.environment]).toStrictEqual([
+        "https://lp.example",
+        "hosted-organization-team"
+      ])
     }))
 })

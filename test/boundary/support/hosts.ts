@@ -12,7 +12,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { launchpad as effectLaunchpad } from "../../../examples/mount-effect.js"
 import { launchpad as nodeLaunchpad } from "../../../examples/mount-node.js"
-import { makeBuddyWebHandler } from "../../../src/http/app.js"
+import { makeBuddyWebHandler } from "../../../src/http/hosts.js"
 import { BuddyConfig, type BuddyConfigShape } from "../../../src/services/BuddyConfig.js"
 import { BIN, REPO, type Running, spawnBuddy } from "../../cli/support/buddy-process.js"
 

@@ -1,0 +1,196 @@
+// The app under a prefix in the hosts that do not cut one off (D43): `buddyHttpAppAt` in a web
+// handler, `BuddyRoutes` in HttpLayerRouter; and buddy's operations merged into another OpenAPI
+// document by `withBuddyOperations`. The services are stand-ins: only where each request lands is
+// under test here (test/examples.test.ts drives every host against the fake gateway).
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import { createServer, request } from "node:http"
+import type { AddressInfo } from "node:net"
+import { buddyHttpAppAt, BuddyRoutes } from "../../src/http/hosts.js"
+import { openApiDocument, withBuddyOperations } from "../../src/http/openapi.js"
+import { BuddyConfig } from "../../src/services/BuddyConfig.js"
+import { SignIn } from "../../src/services/SignIn.js"
+import { Status } from "../../src/services/Status.js"
+import { hostedConfig, LAUNCHPAD } from "./support/server.js"
+
+const services = Layer.mergeAll(
+  Layer.succeed(
+    SignIn,
+    SignIn.of({
+      start: Effect.die("not used"),
+      poll: () => Effect.die("not used"),
+      cancel: () => Effect.die("not used"),
+      signOut: Effect.die("not used"),
+      current: Effect.succeed("none")
+    })
+  ),
+  Layer.succeed(Status, Status.of({ read: Effect.succeed({ state: "works" }) })),
+  BuddyConfig.gatewayLayer(hostedConfig(undefined))
+)
+
+const works = "200 {\"kind\":\"buddy\",\"state\":\"works\",\"signIn\":{\"state\":\"none\"},\"locale\":\"cs\"}"
+const notFound = "404 {\"error\":\"not-found\"}"
+
+/** `GET path` through `handler`: status and body. */
+const getter = (handler: (request: Request) => Promise<Response>) => (path: string) =>
+  Effect.promise(async () => {
+    const response = await handler(new Request(`${LAUNCHPAD}${path}`))
+    return `${response.status} ${await response.text()}`
+  })
+
+/** The paths the document served at `path` names. */
+const documentPaths = (get: (path: string) => Effect.Effect<string>, path: string) =>
+  Effect.map(get(path), (reply) => Object.keys((JSON.parse(reply.slice(4)) as { readonly paths: object }).paths))
+
+describe("buddyHttpAppAt, for a host that hands over every request whole", () => {
+  it.scoped("cuts the prefix (its trailing slash dropped) and answers under it; anything else is not Buddy's", () =>
+    Effect.gen(function*() {
+      const { dispose, handler } = HttpApp.toWebHandlerLayer(buddyHttpAppAt("/launchpad/buddy/"), services)
+      yield* Effect.addFinalizer(() => Effect.promise(dispose))
+      const get = getter(handler)
+      expect(yield* get("/launchpad/buddy")).toBe(works)
+      expect(yield* get("/launchpad/buddy?tab=1")).toBe(works)
+      expect(yield* get("/launchpad/buddy/")).toBe(notFound)
+      expect(yield* get("/launchpad/buddy/nope")).toBe(notFound)
+      for (const outside of ["/launchpad/buddyx", "/launchpad", "/api/buddy", "/", "/x/launchpad/buddy"]) {
+        expect(yield* get(outside), outside).toBe(notFound)
+      }
+      expect(yield* documentPaths(get, "/launchpad/buddy/openapi.json")).toContain("/launchpad/buddy/sign-in/start")
+    }))
+
+  it.scoped("drops every trailing slash of the prefix, not only the last", () =>
+    Effect.gen(function*() {
+      const { dispose, handler } = HttpApp.toWebHandlerLayer(buddyHttpAppAt("/launchpad/buddy//"), services)
+      yield* Effect.addFinalizer(() => Effect.promise(dispose))
+      const get = getter(handler)
+      expect(yield* get("/launchpad/buddy")).toBe(works)
+      expect(yield* get("/launchpad/buddy/")).toBe(notFound)
+    }))
+
+  it.scopedLive("through node:http's makeHandler, an absolute-form target is cut as its path would be", () =>
+    Effect.gen(function*() {
+      const handler = yield* NodeHttpServer.makeHandler(buddyHttpAppAt("/launchpad/buddy")).pipe(
+        Effect.provide(services)
+      )
+      const server = createServer(handler)
+      yield* Effect.acquireRelease(
+        Effect.async<void>((resume) => void server.listen(0, "127.0.0.1", () => resume(Effect.void))),
+        () => Effect.sync(() => server.close())
+      )
+      const { port } = server.address() as AddressInfo
+      const get = (target: string) =>
+        Effect.async<string>((resume) => {
+          request({ host: "127.0.0.1", port, path: target, agent: false }, (response) => {
+            let text = ""
+            response.on("data", (chunk: Buffer) => (text += chunk.toString()))
+            response.on("end", () => resume(Effect.succeed(`${response.statusCode} ${text}`)))
+          }).end()
+        })
+      expect(yield* get(`http://127.0.0.1:${port}/launchpad/buddy`)).toBe(works)
+      expect(yield* get("/launchpad/buddy")).toBe(works)
+      expect(yield* get(`http://127.0.0.1:${port}/api/buddy`)).toBe(notFound)
+    }))
+})
+
+describe("BuddyRoutes, HttpLayerRouter routes", () => {
+  // The services are the app layer's own output, which the router provides to each route.
+  const routed = (routes: ReturnType<typeof BuddyRoutes>) =>
+    Effect.gen(function*() {
+      const { dispose, handler } = HttpLayerRouter.toWebHandler(Layer.merge(routes, services), { disableLogger: true })
+      yield* Effect.addFinalizer(() => Effect.promise(dispose))
+      return getter((request) => handler(request))
+    })
+
+  it.scoped("at C6's /api/buddy by default: the router cuts it, the app answers under it", () =>
+    Effect.gen(function*() {
+      const get = yield* routed(BuddyRoutes())
+      expect(yield* get("/api/buddy")).toBe(works)
+      expect(yield* get("/api/buddy/nope")).toBe(notFound)
+      expect(yield* documentPaths(get, "/api/buddy/openapi.json")).toContain("/api/buddy/sign-out")
+      expect((yield* get("/launchpad/buddy")).slice(0, 3)).toBe("404")
+    }))
+
+  it.scoped("under a prefix, its trailing slash dropped: the routes and the document move with it", () =>
+    Effect.gen(function*() {
+      const get = yield* routed(BuddyRoutes({ prefix: "/launchpad/buddy/" }))
+      expect(yield* get("/launchpad/buddy")).toBe(works)
+      expect(yield* get("/launchpad/buddy?tab=1")).toBe(works)
+      expect(yield* get("/launchpad/buddy/nope")).toBe(notFound)
+      expect(yield* documentPaths(get, "/launchpad/buddy/openapi.json")).toContain("/launchpad/buddy")
+      expect(yield* get("/api/buddy")).not.toContain("buddy")
+      const twice = yield* routed(BuddyRoutes({ prefix: "/launchpad/buddy//" }))
+      expect(yield* twice("/launchpad/buddy")).toBe(works)
+    }))
+})
+
+describe("withBuddyOperations, buddy's operations in a Launchpad's document", () => {
+  type Document = {
+    readonly tags: ReadonlyArray<{ readonly name: string; readonly description?: string }>
+    readonly paths: Record<string, Record<string, { readonly operationId: string; readonly tags?: Array<string> }>>
+    readonly components: Record<string, Record<string, unknown>>
+  }
+  const launchpad = {
+    openapi: "3.1.0",
+    info: { title: "the Launchpad", version: "1" },
+    tags: [{ name: "pages" }],
+    paths: {
+      "/": { get: { operationId: "pages.home", tags: ["pages"] } },
+      "/x/buddy": { get: { operationId: "mine", tags: ["pages"] } }
+    },
+    components: { schemas: { Denied: { type: "string" } }, securitySchemes: { cookie: { type: "apiKey" } } }
+  }
+
+  it("adds buddy's operations under the prefix, tagged and named buddy.*, keeping every part of the Launchpad's", () => {
+    const before = JSON.stringify(launchpad)
+    const merged = withBuddyOperations("/x/buddy")(launchpad) as unknown as Document
+    expect(JSON.stringify(launchpad)).toBe(before)
+    expect(merged).toMatchObject({ openapi: "3.1.0", info: { title: "the Launchpad", version: "1" } })
+    expect(merged.tags).toStrictEqual([
+      { name: "pages" },
+      {
+        name: "buddy",
+        description: (openApiDocument("/x/buddy") as { info: { description: string } }).info.description
+      }
+    ])
+    const ids = Object.entries(merged.paths).flatMap(([path, methods]) =>
+      Object.values(methods).map((operation) => `${path} ${operation.operationId} ${operation.tags?.join()}`)
+    )
+    expect(ids.toSorted()).toStrictEqual([
+      "/ pages.home pages",
+      "/x/buddy buddy.status buddy",
+      "/x/buddy/openapi.json buddy.openApi buddy",
+      "/x/buddy/sign-in/cancel buddy.cancelSignIn buddy",
+      "/x/buddy/sign-in/poll buddy.pollSignIn buddy",
+      "/x/buddy/sign-in/start buddy.startSignIn buddy",
+      "/x/buddy/sign-out buddy.signOut buddy"
+    ])
+    expect(merged.components["securitySchemes"]).toStrictEqual({ cookie: { type: "apiKey" } })
+    expect(merged.components["schemas"]?.["Denied"]).toStrictEqual({ type: "string" })
+    const text = JSON.stringify(merged)
+    const references = [...text.matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((match) => match[1]!)
+    expect(references.length).toBeGreaterThan(5)
+    expect(references.filter((name) => !name.startsWith("buddy."))).toStrictEqual([])
+    expect(references.filter((name) => !(name in merged.components["schemas"]!))).toStrictEqual([])
+    // The same schemas as buddy's own document, under their buddy.* names.
+    const own = openApiDocument("/x/buddy") as { components: { schemas: Record<string, unknown> } }
+    expect(Object.keys(merged.components["schemas"]!).filter((name) => name.startsWith("buddy.")).toSorted())
+      .toStrictEqual(Object.keys(own.components.schemas).map((name) => `buddy.${name}`).toSorted())
+  })
+
+  it("makes a whole document of an empty one, at C6's /api/buddy by default", () => {
+    const merged = withBuddyOperations()({}) as unknown as Document
+    expect(Object.keys(merged.paths)).toContain("/api/buddy/sign-in/start")
+    expect(merged.tags.map((tag) => tag.name)).toStrictEqual(["buddy"])
+    expect(Object.keys(merged.components["schemas"] ?? {}).length).toBeGreaterThan(5)
+    expect(
+      Object.keys((withBuddyOperations()({ components: null }) as unknown as Document).components["schemas"] ?? {})
+    )
+      .toContain("buddy.BuddyAnswer")
+    const odd = withBuddyOperations()({ tags: "x", paths: [], components: { schemas: 1 } }) as unknown as Document
+    expect(odd.tags.map((tag) => tag.name)).toStrictEqual(["buddy"])
+    expect(Object.keys(odd.paths).length).toBe(6)
+  })
+})
