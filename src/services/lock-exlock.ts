@@ -50,9 +50,15 @@ const checkFile = (path: string, file: LockFile) =>
         : Effect.void
   )
 
-/** Whether a process lives: `kill(pid, 0)` answers, or refuses with EPERM (it lives, another account's). */
-export const isAlive = (pid: number): Effect.Effect<boolean> =>
-  Effect.try(() => process.kill(pid, 0)).pipe(
+/**
+ * Whether a process lives: `kill(pid, 0)` answers, or refuses with EPERM (it lives, another
+ * account's). `kill` is the system's; a test gives its own refusals.
+ */
+export const isAlive = (
+  pid: number,
+  kill: (pid: number, signal: number) => unknown = process.kill.bind(process)
+): Effect.Effect<boolean> =>
+  Effect.try(() => kill(pid, 0)).pipe(
     Effect.as(true),
     Effect.catchAll((error) => Effect.succeed(errnoOf(error.error) === "EPERM"))
   )
