@@ -77,8 +77,7 @@ const fieldMustBe: Readonly<Record<keyof ConfigFile, string>> = {
 
 const fieldNames: ReadonlyArray<string> = Object.keys(fieldMustBe)
 
-const isField = (key: PropertyKey | undefined): key is keyof ConfigFile =>
-  typeof key === "string" && fieldNames.includes(key)
+const isField = (key: PropertyKey | undefined): key is keyof ConfigFile => fieldNames.some((name) => name === key)
 
 /**
  * Each issue of the decode as a sentence naming its field, from the issue's path: a value of the

@@ -15,8 +15,11 @@ export interface JsonSyntaxError {
 type Expecting = "value" | "value-or-]" | "name" | "name-or-}" | "after-value"
 
 const isSpace = (c: string | undefined) => c === " " || c === "\t" || c === "\n" || c === "\r"
-const isDigit = (c: string | undefined) => c !== undefined && c >= "0" && c <= "9"
-const isHex = (c: string | undefined) => c !== undefined && /^[0-9a-fA-F]$/.test(c)
+const digits09: ReadonlySet<string> = new Set("0123456789")
+const hexDigits: ReadonlySet<string> = new Set("0123456789abcdefABCDEF")
+// Past the end is `undefined`, which is no digit: "" stands for it.
+const isDigit = (c: string | undefined) => digits09.has(c ?? "")
+const isHex = (c: string | undefined) => hexDigits.has(c ?? "")
 
 const escapes = "\"\\/bfnrt"
 const words: ReadonlyArray<string> = ["true", "false", "null"]
@@ -124,48 +127,62 @@ export const jsonSyntaxError = (text: string): Option.Option<JsonSyntaxError> =>
     return Option.some(orEnd ? expected.valueOrEnd : expected.value)
   }
 
+  // One step per state; every state is a case, so a state no case names would never move `at`.
   for (;;) {
     while (isSpace(text[at])) at++
     const c = text[at]
     const inside = open.at(-1)
-    if (expecting === "after-value") {
-      if (inside === undefined) return c === undefined ? Option.none() : stop(expected.end)
-      if (c === (inside === "{" ? "}" : "]")) {
-        open.pop()
-        at++
-      } else if (c === ",") {
-        at++
-        expecting = inside === "{" ? "name" : "value"
-      } else {
-        return stop(inside === "{" ? expected.afterMember : expected.afterElement)
+    switch (expecting) {
+      case "after-value": {
+        if (inside === undefined) return c === undefined ? Option.none() : stop(expected.end)
+        if (c === (inside === "{" ? "}" : "]")) {
+          open.pop()
+          at++
+        } else if (c === ",") {
+          at++
+          expecting = inside === "{" ? "name" : "value"
+        } else {
+          return stop(inside === "{" ? expected.afterMember : expected.afterElement)
+        }
+        break
       }
-      continue
+      case "name-or-}":
+      case "name": {
+        if (expecting === "name-or-}" && c === "}") {
+          open.pop()
+          at++
+          expecting = "after-value"
+          break
+        }
+        if (c !== "\"") return stop(expecting === "name" ? expected.name : expected.nameOrEnd)
+        const broken = string()
+        if (Option.isSome(broken)) return stop(broken.value)
+        while (isSpace(text[at])) at++
+        if (text[at] !== ":") return stop(expected.colon)
+        at++
+        expecting = "value"
+        break
+      }
+      case "value-or-]":
+      case "value": {
+        if (expecting === "value-or-]" && c === "]") {
+          open.pop()
+          at++
+          expecting = "after-value"
+          break
+        }
+        if (c === "{" || c === "[") {
+          open.push(c)
+          at++
+          expecting = c === "{" ? "name-or-}" : "value-or-]"
+          break
+        }
+        const broken = scalar(expecting === "value-or-]")
+        if (Option.isSome(broken)) return stop(broken.value)
+        expecting = "after-value"
+        break
+      }
     }
-    if ((expecting === "value-or-]" && c === "]") || (expecting === "name-or-}" && c === "}")) {
-      open.pop()
-      at++
-      expecting = "after-value"
-      continue
-    }
-    if (expecting === "name" || expecting === "name-or-}") {
-      if (c !== "\"") return stop(expecting === "name" ? expected.name : expected.nameOrEnd)
-      const broken = string()
-      if (Option.isSome(broken)) return stop(broken.value)
-      while (isSpace(text[at])) at++
-      if (text[at] !== ":") return stop(expected.colon)
-      at++
-      expecting = "value"
-      continue
-    }
-    if (c === "{" || c === "[") {
-      open.push(c)
-      at++
-      expecting = c === "{" ? "name-or-}" : "value-or-]"
-      continue
-    }
-    const broken = scalar(expecting === "value-or-]")
-    if (Option.isSome(broken)) return stop(broken.value)
-    expecting = "after-value"
   }
 }
 

@@ -197,6 +197,15 @@ describe("a look at who holds the lock on macOS and the BSDs (played by injectio
       expect([...locked]).toStrictEqual([file])
     }))
 
+  it.scopedLive("finds nobody for a home that is missing, without opening anything", () =>
+    Effect.gen(function*() {
+      const { root } = yield* lockScene
+      const { calls, system } = playedSystem("darwin")
+      const { lock } = yield* lockFor(path.join(root, "missing"), system)
+      expect(yield* lock.holder).toStrictEqual(Option.none())
+      expect(calls).toStrictEqual([])
+    }))
+
   it("tells a living process by kill(pid, 0): this one lives, one that ended does not, another account's (EPERM) does", async () => {
     expect(await Effect.runPromise(isAlive(process.pid))).toBe(true)
     const ended = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" })
