@@ -15,13 +15,13 @@ export interface JsonSyntaxError {
 type Expecting = "value" | "value-or-]" | "name" | "name-or-}" | "after-value"
 
 const isSpace = (c: string | undefined) => c === " " || c === "\t" || c === "\n" || c === "\r"
-const digits09: ReadonlySet<string> = new Set("0123456789")
-const hexDigits: ReadonlySet<string> = new Set("0123456789abcdefABCDEF")
-// Past the end is `undefined`, which is no digit: "" stands for it.
-const isDigit = (c: string | undefined) => digits09.has(c ?? "")
-const isHex = (c: string | undefined) => hexDigits.has(c ?? "")
+// Sets that take past-the-end (`undefined`) as a member they do not have: no guard to get wrong.
+const digits09: ReadonlySet<string | undefined> = new Set("0123456789")
+const hexDigits: ReadonlySet<string | undefined> = new Set("0123456789abcdefABCDEF")
+const isDigit = (c: string | undefined) => digits09.has(c)
+const isHex = (c: string | undefined) => hexDigits.has(c)
 
-const escapes = "\"\\/bfnrt"
+const escapes: ReadonlySet<string | undefined> = new Set("\"\\/bfnrt")
 const words: ReadonlyArray<string> = ["true", "false", "null"]
 
 export const expected = {
@@ -76,7 +76,7 @@ export const jsonSyntaxError = (text: string): Option.Option<JsonSyntaxError> =>
             if (!isHex(text[at])) return Option.some(expected.hex)
             at++
           }
-        } else if (escape !== undefined && escapes.includes(escape)) {
+        } else if (escapes.has(escape)) {
           at++
         } else {
           return Option.some(expected.escape)

@@ -96,6 +96,13 @@ describe("a look at who holds the lock", () => {
       expect(yield* lock.holder).toStrictEqual(Option.none())
       yield* run(() => fs.chmod(holder, 0o700))
       expect(yield* lock.holder).toStrictEqual(pidOf(4711))
+      // Another account's (root can give it away): nobody of ours holds it.
+      if (process.getuid?.() === 0) {
+        yield* run(() => fs.chown(holder, 65534, 65534))
+        expect(yield* lock.holder).toStrictEqual(Option.none())
+        yield* run(() => fs.chown(holder, 0, 0))
+        expect(yield* lock.holder).toStrictEqual(pidOf(4711))
+      }
       yield* run(() => fs.rename(holder, path.join(root, "elsewhere")))
       yield* run(() => fs.symlink(path.join(root, "elsewhere"), holder))
       expect(yield* lock.holder).toStrictEqual(Option.none())

@@ -36,6 +36,7 @@ describe("the nearest names", () => {
     expect(nearest("hermes", ["hermesHome", "launchpadOrigin"])).toStrictEqual(["hermesHome"])
     // Only leading dashes are set aside: one inside a word is the word's.
     expect(nearest("a-b", ["ab-long", "a-bc"])).toStrictEqual(["a-bc"])
+    expect(nearest("abc", ["ab-cdef"])).toStrictEqual([])
   })
 
   it("are none for dashes alone: an empty word begins every name but suggests none", () => {
