@@ -12,22 +12,10 @@ import type { AddressInfo } from "node:net"
 import { buddyHttpAppAt, BuddyRoutes } from "../../src/http/hosts.js"
 import { openApiDocument, withBuddyOperations } from "../../src/http/openapi.js"
 import { BuddyConfig } from "../../src/services/BuddyConfig.js"
-import { SignIn } from "../../src/services/SignIn.js"
-import { Status } from "../../src/services/Status.js"
-import { hostedConfig, LAUNCHPAD } from "./support/server.js"
+import { hostedConfig, LAUNCHPAD, standInServices } from "./support/server.js"
 
 const services = Layer.mergeAll(
-  Layer.succeed(
-    SignIn,
-    SignIn.of({
-      start: Effect.die("not used"),
-      poll: () => Effect.die("not used"),
-      cancel: () => Effect.die("not used"),
-      signOut: Effect.die("not used"),
-      current: Effect.succeed("none")
-    })
-  ),
-  Layer.succeed(Status, Status.of({ read: Effect.succeed({ state: "works" }) })),
+  standInServices({}, "works"),
   BuddyConfig.gatewayLayer(hostedConfig(undefined))
 )
 

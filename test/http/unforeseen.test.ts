@@ -8,9 +8,8 @@ import { Cause, Data, Effect, Exit, FiberId, Layer, Logger } from "effect"
 import { BuddyHttpApp } from "../../src/http/app.js"
 import { unforeseen } from "../../src/http/unforeseen.js"
 import { BuddyConfig } from "../../src/services/BuddyConfig.js"
-import { SignIn } from "../../src/services/SignIn.js"
-import { Status } from "../../src/services/Status.js"
-import { hostedConfig, LAUNCHPAD } from "./support/server.js"
+import type { SignIn } from "../../src/services/SignIn.js"
+import { hostedConfig, LAUNCHPAD, standInServices } from "./support/server.js"
 
 /** What a leaked defect could carry: a device code, a ticket, a session id, a handle, Hermes's words. */
 const secrets = ["ABCD-EFGHK", "tkt_7f3a9c", "sess_51b2e", "0123456789abcdef0123456789abcdef", "Hermes says"]
@@ -31,20 +30,8 @@ const handlerOn = (signIn: Partial<SignIn["Type"]>) =>
     const capture = Logger.make<unknown, void>(({ cause, logLevel, message }) => {
       logged.push({ level: logLevel.label, message, cause: Cause.pretty(cause) })
     })
-    const never = Effect.die("not used")
     const services = Layer.mergeAll(
-      Layer.succeed(
-        SignIn,
-        SignIn.of({
-          start: never,
-          poll: () => never,
-          cancel: () => never,
-          signOut: never,
-          current: Effect.succeed("none"),
-          ...signIn
-        })
-      ),
-      Layer.succeed(Status, Status.of({ read: Effect.succeed({ state: "waits" }) })),
+      standInServices(signIn),
       BuddyConfig.gatewayLayer(hostedConfig(undefined)),
       Logger.replace(Logger.defaultLogger, capture)
     )
@@ -209,17 +196,7 @@ describe("a defect before any route is chosen", () => {
         }
       })
       const services = Layer.mergeAll(
-        Layer.succeed(
-          SignIn,
-          SignIn.of({
-            start: Effect.die("not used"),
-            poll: () => Effect.die("not used"),
-            cancel: () => Effect.die("not used"),
-            signOut: Effect.die("not used"),
-            current: Effect.succeed("none")
-          })
-        ),
-        Layer.succeed(Status, Status.of({ read: Effect.succeed({ state: "waits" }) })),
+        standInServices(),
         Layer.succeed(BuddyConfig, config),
         Logger.replace(Logger.defaultLogger, capture)
       )

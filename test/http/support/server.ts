@@ -14,8 +14,8 @@ import { BuddyHttpApp } from "../../../src/http/app.js"
 import { BuddyConfig, type BuddyConfigShape } from "../../../src/services/BuddyConfig.js"
 import { JournalCapture, JournalLines } from "../../../src/services/Journal.js"
 import { BuddyServicesLive } from "../../../src/services/layers.js"
-import type { SignIn } from "../../../src/services/SignIn.js"
-import type { Status } from "../../../src/services/Status.js"
+import { SignIn } from "../../../src/services/SignIn.js"
+import { Status } from "../../../src/services/Status.js"
 import { testDeadlines } from "../../support/buddy.js"
 
 export const LAUNCHPAD = "https://launchpad.example"
@@ -256,3 +256,28 @@ export const rawExchange = (
     Effect.timeoutFail({ duration: "5 seconds", onTimeout: () => new Error("no whole answer within 5 s") }),
     Effect.orDie
   )
+
+/**
+ * Stand-in SignIn and Status for tests of where a request lands or how a failure is answered: every
+ * SignIn operation dies unless `signIn` gives it, no sign-in is held, and Buddy reads as `state`.
+ */
+export const standInServices = (
+  signIn: Partial<SignIn["Type"]> = {},
+  state: "works" | "waits" = "waits"
+): Layer.Layer<SignIn | Status> => {
+  const never = Effect.die("not used")
+  return Layer.merge(
+    Layer.succeed(
+      SignIn,
+      SignIn.of({
+        start: never,
+        poll: () => never,
+        cancel: () => never,
+        signOut: never,
+        current: Effect.succeed("none"),
+        ...signIn
+      })
+    ),
+    Layer.succeed(Status, Status.of({ read: Effect.succeed({ state }) }))
+  )
+}
