@@ -2,3 +2,6 @@
 
 /** One status read (identify, mint, GET) against the gateway at `socketPath` for the real home `home`. */
 export declare const rawRead: (socketPath: string, home: string) => Promise<boolean>
+
+/** The identify-once protocol: identify at the first read and after a refused mint, then one mint and one GET per read. */
+export declare const identifyOnceReader: (socketPath: string, home: string) => () => Promise<boolean>

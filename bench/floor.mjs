@@ -1,6 +1,7 @@
-// The floor: a minimal hand-written client doing only what a status read needs, with node:net and
+// The floors: minimal hand-written clients doing only what a status read needs, with node:net and
 // node:http: identify, mint one ticket, GET /api/providers/oauth with it, read openai-codex's
-// logged_in. No path checks, no deadlines, no schemas: what any client must at least spend.
+// logged_in. No path checks, no deadlines, no schemas: what any client must at least spend. One
+// identifies at every read; the other identifies once, as Hermes Desktop's client does (D47).
 
 import { request } from "node:http"
 import { createConnection } from "node:net"
@@ -51,16 +52,53 @@ const get = (origin, path, ticket) =>
     req.end()
   })
 
-/** One status read against the gateway whose control socket is `socketPath`, for the real home `home`. */
-export const rawRead = async (socketPath, home) => {
-  const identity = (await exchange(socketPath, "{\"protocol\":1,\"id\":1,\"verb\":\"identify\"}\n")).result
+const identifyLine = "{\"protocol\":1,\"id\":1,\"verb\":\"identify\"}\n"
+
+/** identify: what a read needs of it, the ticket's params and the API's origin. */
+const identifyAt = async (socketPath, home) => {
+  const identity = (await exchange(socketPath, identifyLine)).result
   const profile = identity.served_profiles.find((served) => served.home === home)
-  const params = { profile_id: profile.profile_id, instance_id: identity.instance_id, purpose: "native-http" }
+  return {
+    params: { profile_id: profile.profile_id, instance_id: identity.instance_id, purpose: "native-http" },
+    origin: identity.api_origin
+  }
+}
+
+/** One mint, or undefined when the gateway refused it (another instance: identify again). */
+const mint = async (socketPath, params) => {
   const minted = await exchange(
     socketPath,
     `${JSON.stringify({ protocol: 1, id: 1, verb: "session-ticket", params })}\n`
   )
-  const answer = await get(identity.api_origin, "/api/providers/oauth", minted.result.ticket)
+  return minted.ok ? minted.result.ticket : undefined
+}
+
+/** The provider list's openai-codex `logged_in`, with one ticket. */
+const readWith = async (origin, ticket) => {
+  const answer = await get(origin, "/api/providers/oauth", ticket)
   const card = JSON.parse(answer.body.toString("utf8")).providers.find((entry) => entry.id === "openai-codex")
   return card.status.logged_in === true
+}
+
+/** One status read against the gateway whose control socket is `socketPath`, for the real home `home`. */
+export const rawRead = async (socketPath, home) => {
+  const { params, origin } = await identifyAt(socketPath, home)
+  return readWith(origin, await mint(socketPath, params))
+}
+
+/**
+ * The protocol Hermes Desktop's client speaks (C2's reuse, D47): identify once, again only after a
+ * refused mint; each read one mint and one GET on a new connection. Returns its read.
+ */
+export const identifyOnceReader = (socketPath, home) => {
+  let identity
+  const read = async () => {
+    identity ??= identifyAt(socketPath, home)
+    const { params, origin } = await identity
+    const ticket = await mint(socketPath, params)
+    if (ticket !== undefined) return readWith(origin, ticket)
+    identity = undefined
+    return read()
+  }
+  return read
 }

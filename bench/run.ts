@@ -1,12 +1,17 @@
 // The bench (`npm run bench`, docs/performance.md): buddy against the floor, everything out of
-// process. A minimal gateway stand-in runs in its own process (bench/standin.mjs); the floor is a
-// minimal raw client (bench/floor.mjs). Every figure is a ratio of two things measured in this same
-// run, interleaved, because this machine is shared and its absolute times mean little:
-//   - HermesApi.providerCard on the real layers vs the raw client, p50 and p90;
-//   - GET /api/buddy through the real `buddy serve` on its socket vs a bare node:http server on a
-//     socket that makes the raw reading per request (bench/bare-server.mjs), p50 and p90, each over one kept-alive
-//     connection (as a page's requests go); and, for reference, each over a new connection per
-//     request, and the bare server against the raw client;
+// process. A minimal gateway stand-in runs in its own process (bench/standin.mjs); the floors are
+// minimal raw clients (bench/floor.mjs), one that identifies once (the protocol buddy and Hermes
+// Desktop speak, C2, D47) and one that identifies at every read. Every figure is a ratio of two
+// things measured in this same run, interleaved, because this machine is shared and its absolute
+// times mean little:
+//   - HermesApi.providerCard on the real layers vs the identify-once raw client, p50, p90 and CPU
+//     per read (this process's, user + system, around each read); for reference against the other;
+//   - GET /api/buddy through the real `buddy serve` on its default socket (RUNTIME_DIRECTORY, as a
+//     service manager starts it) vs a bare node:http server on a socket that makes the identify-once
+//     raw reading per request (bench/bare-server.mjs), p50 and p90, over one kept-alive connection (as
+//     a page's requests go) and over a new connection per request (nginx's default towards an
+//     upstream); each server's CPU per request (its process's, from /proc); and, for reference, the
+//     bare server against the raw client;
 //   - throughput of GET /api/buddy at 16 and 64 connections vs that bare server (bench/load.mjs,
 //     a load generator in its own process);
 //   - CLI cold start, `buddy --version` and `buddy status --json`, vs `node -e 0` (hyperfine).
@@ -18,7 +23,7 @@
 // than 25 % over the stored size; `--client-size` measures, writes or checks only that, in seconds.
 import { Layer, ManagedRuntime } from "effect"
 import { execFileSync, spawn } from "node:child_process"
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { Agent, request } from "node:http"
 import * as os from "node:os"
 import { join } from "node:path"
@@ -28,7 +33,7 @@ import { BuddyConfig } from "../src/services/BuddyConfig.js"
 import { HermesApi } from "../src/services/HermesApi.js"
 import { GatewayLive } from "../src/services/layers.js"
 import { grown, measureClient, storedClient, withClientBlock } from "./client-size.js"
-import { rawRead } from "./floor.mjs"
+import { identifyOnceReader, rawRead } from "./floor.mjs"
 import { type Child, startChild, startStandin } from "./standin.js"
 import { startRatios } from "./start-ratios.mjs"
 
@@ -75,8 +80,21 @@ if (process.argv.includes("--client-size")) {
 
 /** What each ratio is, its target, and which way is better. */
 const targets = {
-  "service p50": { what: "HermesApi.providerCard / raw client, p50", target: 1.3, better: "lower" },
-  "service p90": { what: "HermesApi.providerCard / raw client, p90", target: undefined, better: "lower" },
+  "service p50": { what: "HermesApi.providerCard / identify-once raw client, p50", target: 1.3, better: "lower" },
+  "service p90": { what: "HermesApi.providerCard / identify-once raw client, p90", target: undefined, better: "lower" },
+  "service cpu": {
+    what: "HermesApi.providerCard / identify-once raw client, CPU per read",
+    target: 1.5,
+    better: "lower"
+  },
+  "service each p50": {
+    what: "HermesApi.providerCard / raw client identifying at every read, p50 (reference)",
+    better: "lower"
+  },
+  "floor once p50": {
+    what: "identify-once raw client / raw client identifying at every read, p50 (reference)",
+    better: "lower"
+  },
   "route p50": {
     what: "GET /api/buddy via buddy serve / bare server, kept-alive connection, p50",
     target: 1.2,
@@ -88,11 +106,17 @@ const targets = {
     better: "lower"
   },
   "route new p50": {
-    what: "GET /api/buddy via buddy serve / bare server, a new connection each, p50 (reference)",
+    what: "GET /api/buddy via buddy serve / bare server, a new connection each, p50",
+    target: 1.2,
+    better: "lower"
+  },
+  "route cpu": {
+    what: "buddy serve / bare server, CPU per request (its own process)",
+    target: 2,
     better: "lower"
   },
   "bare route p50": {
-    what: "GET via bare server / raw client, kept-alive connection, p50 (reference)",
+    what: "GET via bare server / identify-once raw client, kept-alive connection, p50 (reference)",
     better: "lower"
   },
   "throughput 16": {
@@ -115,11 +139,24 @@ const quantile = (values: ReadonlyArray<number>, q: number) => {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN
 }
 
+/** Wall time and this process's CPU (user + system) of one run, in ms. */
 const timed = async (run: () => Promise<unknown>) => {
   const start = performance.now()
+  const cpu = process.cpuUsage()
   await run()
-  return performance.now() - start
+  const used = process.cpuUsage(cpu)
+  return { wall: performance.now() - start, cpu: (used.user + used.system) / 1000 }
 }
+
+/** A child process's CPU so far (user + system), in ms, from /proc; NaN where there is no /proc. */
+const cpuOf = (pid: number | undefined) => {
+  if (pid === undefined || !existsSync(`/proc/${pid}/stat`)) return Number.NaN
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+  // utime and stime are fields 14 and 15: the 12th and 13th after the command's closing parenthesis.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks
+}
+const clockTicks = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim())
 
 /**
  * One GET, on the given agent's kept-alive connection, or on a new connection (`false`: as a
@@ -136,15 +173,18 @@ const get = (socketPath: string, path: string, agent: Agent | false) =>
     req.end()
   })
 
-/** The real executable, `buddy serve`, on a socket of the bench's; resolves once it listens there. */
-const startServe = (configFile: string, socket: string) =>
+/**
+ * The real executable, `buddy serve`, on its default socket in the runtime directory a service
+ * manager gives it (RUNTIME_DIRECTORY); resolves once it listens there.
+ */
+const startServe = (configFile: string, runtimeDirectory: string) =>
   new Promise<Child<{ socket: string }>>((resolve, reject) => {
+    const socket = join(runtimeDirectory, "serve.sock")
+    mkdirSync(runtimeDirectory, { mode: 0o700 })
     const child = spawn(
       process.execPath,
-      [join(root, "bin/buddy.js"), "serve", "--config", configFile, "--socket", socket],
-      {
-        stdio: ["pipe", "pipe", "pipe"]
-      }
+      [join(root, "bin/buddy.js"), "serve", "--config", configFile],
+      { stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, RUNTIME_DIRECTORY: runtimeDirectory } }
     )
     child.stdout.resume() // the journal; status reads write none
     child.once("exit", (code) => reject(new Error(`buddy serve exited with ${code}`)))
@@ -207,7 +247,7 @@ writeFileSync(
 )
 const say = (line: string) => process.stderr.write(`bench: ${line}\n`)
 say(`stand-in ${standin.origin}; starting buddy serve`)
-const serve = await startServe(configFile, join(work, "runtime", "serve.sock"))
+const serve = await startServe(configFile, join(work, "runtime"))
 cleanups.unshift(serve.close)
 const bare = await startChild<{ socket: string }>("bare-server.mjs", [
   standin.socket,
@@ -234,8 +274,10 @@ const route = async (agent: Agent | false) => {
 }
 const bareRoute = async (agent: Agent | false) =>
   expectWorks("bare server", (await get(bare.ready.socket, "/api/buddy", agent)).status === 200)
+const onceRead = identifyOnceReader(standin.socket, standin.home)
 const kinds = {
   floor: async () => expectWorks("raw client", await rawRead(standin.socket, standin.home)),
+  floorOnce: async () => expectWorks("identify-once raw client", await onceRead()),
   service: async () => expectWorks("providerCard", (await runtime.runPromise(api.providerCard)).value.loggedIn),
   route: () => route(serveAgent),
   bare: () => bareRoute(bareAgent),
@@ -247,17 +289,27 @@ const samples = Object.fromEntries(order.map((kind) => [kind, [] as Array<number
   keyof typeof kinds,
   Array<number>
 >
+const cpu = Object.fromEntries(order.map((kind) => [kind, 0])) as Record<keyof typeof kinds, number>
 say(`latency: ${warmup} warm-up and ${runs} timed rounds of ${order.join(", ")}`)
+// The servers' own CPU over the timed rounds: each serves only its two kinds, one request per round each.
+const serversBefore = { serve: Number.NaN, bare: Number.NaN }
 // Interleaved, each round in a rotated order, so no kind always follows the same one.
 for (let i = 0; i < (part("latency") ? warmup + runs : 0); i++) {
+  if (i === warmup) Object.assign(serversBefore, { serve: cpuOf(serve.process.pid), bare: cpuOf(bare.process.pid) })
   for (let k = 0; k < order.length; k++) {
     const kind = order[(i + k) % order.length]!
     const time = await timed(kinds[kind])
-    if (i >= warmup) samples[kind].push(time)
+    if (i < warmup) continue
+    samples[kind].push(time.wall)
+    cpu[kind] += time.cpu
   }
 }
+const serverCpu = {
+  serve: (cpuOf(serve.process.pid) - serversBefore.serve) / (2 * runs),
+  bare: (cpuOf(bare.process.pid) - serversBefore.bare) / (2 * runs)
+}
 await runtime.dispose()
-const p = (kind: keyof typeof kinds, q: number, over: keyof typeof kinds = "floor") =>
+const p = (kind: keyof typeof kinds, q: number, over: keyof typeof kinds = "floorOnce") =>
   quantile(samples[kind], q) / quantile(samples[over], q)
 
 // Throughput: rounds alternate which server goes first.
@@ -285,9 +337,13 @@ const ratios: Record<Name, number> = {
   "cli status": Number.NaN,
   "service p50": p("service", 0.5),
   "service p90": p("service", 0.9),
+  "service cpu": cpu.service / cpu.floorOnce,
+  "service each p50": p("service", 0.5, "floor"),
+  "floor once p50": p("floorOnce", 0.5, "floor"),
   "route p50": p("route", 0.5, "bare"),
   "route p90": p("route", 0.9, "bare"),
   "route new p50": p("routeNew", 0.5, "bareNew"),
+  "route cpu": serverCpu.serve / serverCpu.bare,
   "bare route p50": p("bare", 0.5),
   "throughput 16": throughput["throughput 16"] ?? Number.NaN,
   "throughput 64": throughput["throughput 64"] ?? Number.NaN,
@@ -310,6 +366,12 @@ const machine = {
   node: process.version,
   load: [loadBefore[0], os.loadavg()[0]].map((l) => Number(l?.toFixed(2))),
   samples: runs,
+  cpuPerReadMicros: {
+    service: Math.round((cpu.service / runs) * 1000),
+    identifyOnceClient: Math.round((cpu.floorOnce / runs) * 1000),
+    buddyServe: Math.round(serverCpu.serve * 1000),
+    bareServer: Math.round(serverCpu.bare * 1000)
+  },
   failedAnswersUnderLoad: failedAnswers,
   wallSeconds: Math.round(wall)
 }
@@ -348,10 +410,10 @@ if (only !== undefined) {
 } else if (check) {
   if (stored === undefined) throw new Error("docs/performance.md holds no stored figures: run `npm run bench` first")
   const baseline = (JSON.parse(stored) as { ratios: Record<Name, number> }).ratios
-  // The bare server's own ratio is a reference, not buddy's: it is shown, never checked.
+  // The bare server's and the floors' own ratios are references, not buddy's: shown, never checked.
   const worse = (Object.keys(targets) as Array<Name>).filter((name) => {
     const before = baseline[name]
-    if (before === undefined || name === "bare route p50") return false
+    if (before === undefined || name === "bare route p50" || name === "floor once p50") return false
     return targets[name].better === "lower" ? ratios[name] > before * tolerance : ratios[name] < before / tolerance
   })
   for (const name of worse) {

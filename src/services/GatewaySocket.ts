@@ -37,6 +37,11 @@ export class GatewaySocket extends Context.Tag("buddy/GatewaySocket")<GatewaySoc
     request: ControlRequest,
     maxLine: number
   ) => Effect.Effect<Exchanged, GatewayError>
+  /**
+   * C1 alone, under its own deadline: where the gateway is now. A status read that may reuse a recent
+   * identify (C2) walks here first, and mints at the socket found only when it is the one identified.
+   */
+  readonly locate: Effect.Effect<Located, GatewayError>
 }>() {}
 
 /**
@@ -129,6 +134,8 @@ export const GatewaySocketLive = Layer.effect(
           )),
       exchangeAt: (located, request, maxLine) =>
         withDeadline(config.deadlines.control, (deadline) =>
-          Effect.map(exchangeOn(located.socket, request, maxLine, deadline), (reply) => ({ located, reply })))
+          Effect.map(exchangeOn(located.socket, request, maxLine, deadline), (reply) => ({ located, reply }))),
+      locate: withDeadline(config.deadlines.control, (deadline) =>
+        locate(config.hermesHome, deadline))
     }))
 )

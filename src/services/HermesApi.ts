@@ -179,7 +179,9 @@ export const HermesApiLive = Layer.effect(
           }
           return Effect.succeed(answer)
         }),
-        Effect.map((answer) => ({ instance, answer }))
+        Effect.map((answer) => ({ instance, answer })),
+        // Whatever operation made it, a failed call drops the identify a status read might reuse (C2).
+        Effect.tapError(() => tickets.forget)
       )
     }
 
@@ -187,14 +189,28 @@ export const HermesApiLive = Layer.effect(
     const httpError = (instance: Instance) => new CallError({ reason: "http-error", instance, mayHaveRun: false })
     const malformed = (instance: Instance) => new CallError({ reason: "malformed", instance, mayHaveRun: false })
 
-    const providerCard = Effect.gen(function*() {
-      const endpoint = yield* tickets.identify
-      const { answer, instance } = yield* call(endpoint, "GET", routes.providers)
-      if (answer.status !== 200) return yield* Effect.fail(httpError(instance))
-      const card = codexCard(answer.body)
-      if (Option.isNone(card)) return yield* Effect.fail(malformed(instance))
-      return { instance, value: card.value }
-    })
+    /** The card read with one identify; a status or body it cannot read drops the recent identify too (C2). */
+    const cardFrom = (endpoint: Endpoint) =>
+      Effect.gen(function*() {
+        const { answer, instance } = yield* call(endpoint, "GET", routes.providers)
+        if (answer.status !== 200) return yield* Effect.fail(httpError(instance))
+        const card = codexCard(answer.body)
+        if (Option.isNone(card)) return yield* Effect.fail(malformed(instance))
+        return { instance, value: card.value }
+      }).pipe(Effect.tapError(() => tickets.forget))
+
+    const freshCard = Effect.flatMap(tickets.identify, cardFrom)
+
+    // A status read, the one operation that may reuse a recent identify (C2): whatever fails with it
+    // (a refused mint, another echo, the exchange, the API call) is read once more from a fresh
+    // identify, so the answer is the one a fresh read gives (D47).
+    const providerCard = Effect.flatMap(
+      tickets.recent,
+      Option.match({
+        onNone: () => freshCard,
+        onSome: (endpoint) => Effect.catchAll(cardFrom(endpoint), () => freshCard)
+      })
+    )
 
     const start = Effect.gen(function*() {
       const endpoint = yield* tickets.identify

@@ -1,7 +1,8 @@
 // Ticket: identify the gateway (C2, with every validation) into an `Endpoint`, and mint one
 // single-use `native-http` ticket for one request. A ticket leaves this service only as a
-// Redacted value, handed to the one request it is for, and is never stored.
-import { Context, Effect, Either, Layer, Option, Redacted, Schema } from "effect"
+// Redacted value, handed to the one request it is for, and is never stored. The last identify is
+// kept in memory, for the one reuse C2 allows a status read (D47).
+import { Clock, Context, Duration, Effect, Either, Layer, Option, Redacted, Ref, Schema } from "effect"
 import type { TicketParams } from "../schema/control.js"
 import { IdentifyResult, OAuthCancelContract, SessionAuthority, TicketResult } from "../schema/control.js"
 import { type ApiOrigin, parseApiOrigin } from "./api-origin.js"
@@ -24,9 +25,23 @@ export interface Endpoint {
 }
 
 export class Ticket extends Context.Tag("buddy/Ticket")<Ticket, {
+  /** A fresh identify, always: what every sign-in operation uses (C2). It becomes the recent one. */
   readonly identify: Effect.Effect<Endpoint, GatewayError>
+  /**
+   * C2's one saving, for a status read only: the last identify this process made, while it is at most
+   * `reusedFor` old, nothing has dropped it since, and C1's walk, made here afresh, finds the same
+   * home and socket. None otherwise, and the read identifies afresh. Never fails: a failed walk is
+   * none, and the fresh identify meets the failure again and answers it.
+   */
+  readonly recent: Effect.Effect<Option.Option<Endpoint>>
+  /** A ticket from the socket the endpoint was found at; a failed or refused mint drops the recent identify. */
   readonly mint: (endpoint: Endpoint) => Effect.Effect<Redacted.Redacted<string>, GatewayError>
+  /** Drops the recent identify: the API call made with it failed (C2). */
+  readonly forget: Effect.Effect<void>
 }>() {}
+
+/** How old an identify a status read may reuse is at most (C2). */
+export const reusedFor = Duration.seconds(10)
 
 // Built once: a decoder made per answer would rebuild its parser every time. Strict unless the
 // Schema itself says otherwise; identify's result does (it ignores what it does not name, C2), so
@@ -68,14 +83,39 @@ export const TicketLive = Layer.effect(
     const socket = yield* GatewaySocket
     const config = yield* BuddyConfig
 
-    const identify = underLimit(
-      socket.exchange({ protocol: 1, id: 1, verb: "identify" }, config.limits.identifyLine)
-    ).pipe(
-      Effect.flatMap(({ located, reply }) =>
-        // A gateway that refuses identify does not speak our protocol.
-        reply.ok ? endpointOf(located, reply.result) : Effect.fail(gatewayError("incompatible"))
+    // The last identify and when it was asked for, on the monotonic clock (a wall clock set back
+    // would make an old identify look young). In memory only, for this process.
+    const last = yield* Ref.make(Option.none<{ readonly endpoint: Endpoint; readonly askedAt: bigint }>())
+    const forget = Ref.set(last, Option.none())
+
+    const identify = Effect.flatMap(Clock.currentTimeNanos, (askedAt) =>
+      underLimit(
+        socket.exchange({ protocol: 1, id: 1, verb: "identify" }, config.limits.identifyLine)
+      ).pipe(
+        Effect.flatMap(({ located, reply }) =>
+          // A gateway that refuses identify does not speak our protocol.
+          reply.ok ? endpointOf(located, reply.result) : Effect.fail(gatewayError("incompatible"))
+        ),
+        // The last identify this process made is the one a status read may reuse: a failed one leaves none.
+        Effect.tapBoth({
+          onFailure: () => forget,
+          onSuccess: (endpoint) => Ref.set(last, Option.some({ endpoint, askedAt }))
+        })
+      ))
+
+    const recent = Effect.gen(function*() {
+      const kept = yield* Ref.get(last)
+      if (Option.isNone(kept)) return Option.none<Endpoint>()
+      const now = yield* Clock.currentTimeNanos
+      if (now - kept.value.askedAt > Duration.unsafeToNanos(reusedFor)) return Option.none()
+      const { endpoint } = kept.value
+      const here = yield* Effect.option(socket.locate)
+      return Option.filter(
+        here,
+        (found) => found.home === endpoint.located.home && found.socket === endpoint.located.socket
       )
-    )
+        .pipe(Option.as(endpoint))
+    })
 
     const mint = (endpoint: Endpoint) =>
       Effect.gen(function*() {
@@ -96,8 +136,8 @@ export const TicketLive = Layer.effect(
           return yield* Effect.fail(gatewayError("malformed"))
         }
         return Redacted.make(result.ticket)
-      })
+      }).pipe(Effect.tapError(() => forget))
 
-    return Ticket.of({ identify, mint })
+    return Ticket.of({ identify, recent, mint, forget })
   })
 )

@@ -48,7 +48,12 @@ const connect = async (origin: string) => {
   }
   const tickets = Layer.succeed(
     Ticket,
-    Ticket.of({ identify: Effect.succeed(endpoint), mint: () => Effect.succeed(Redacted.make("fuzz-ticket")) })
+    Ticket.of({
+      identify: Effect.succeed(endpoint),
+      recent: Effect.succeedNone,
+      mint: () => Effect.succeed(Redacted.make("fuzz-ticket")),
+      forget: Effect.void
+    })
   )
   const config = BuddyConfig.gatewayLayer({ deadlines: { api: Duration.seconds(2), start: Duration.seconds(2) } })
   return Effect.runPromise(Effect.provide(HermesApi, HermesApiLive.pipe(Layer.provide(Layer.merge(tickets, config)))))

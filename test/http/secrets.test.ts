@@ -29,7 +29,8 @@ describe("the journal and the answers", () => {
       const fake = yield* makeFakeGateway({ signedIn: true })
       const { journal, port } = yield* serve(hostedConfig(fake.home))
       for (let i = 0; i < 3; i++) expectAnswer(yield* get(port, STATUS), 200, bodies.status("works", "none"))
-      fake.fault("providers", { kind: "status", status: 500 }, 1)
+      // Twice: the read with the recent identify, then the one from a fresh identify (C2, D47).
+      fake.fault("providers", { kind: "status", status: 500 }, 2)
       expectAnswer(yield* get(port, STATUS), 200, bodies.status("unknown", "none", "cs", "http-error"))
       expect(yield* journal).toStrictEqual([])
     }))
@@ -43,7 +44,7 @@ describe("the journal and the answers", () => {
         Effect.tap(request, (reply) => Effect.sync(() => seen.push({ label, reply })))
 
       expectAnswer(yield* ask("other", get(port, STATUS)), 200, bodies.status("waits", "none"))
-      fake.fault("providers", { kind: "status", status: 500, body: { detail: "CANARY-1 providers detail" } }, 1)
+      fake.fault("providers", { kind: "status", status: 500, body: { detail: "CANARY-1 providers detail" } }, 2)
       expectAnswer(yield* ask("other", get(port, STATUS)), 200, bodies.status("unknown", "none", "cs", "http-error"))
       fake.fault("start", { kind: "status", status: 500, body: { detail: "CANARY-2 start detail" } }, 1)
       expectAnswer(yield* ask("other", post(port, START, "{}")), 503, bodies.unavailable("http-error"))

@@ -68,10 +68,10 @@ describe("HermesApi requests", () => {
         expect(fake.ticketsMinted).toHaveLength(3)
         expect(new Set(fake.ticketsMinted).size).toBe(3)
         expect(fake.ticketsRedeemed).toStrictEqual(fake.ticketsMinted)
+        // The second status read mints against the first one's identify (C2); a sign-out never does.
         expect(verbsOf(fake)).toStrictEqual([
           "identify",
           "session-ticket",
-          "identify",
           "session-ticket",
           "identify",
           "session-ticket"
@@ -506,7 +506,8 @@ describe("HermesApi answers that mean nothing", () => {
         const card = "{\"providers\":[{\"id\":\"openai-codex\",\"status\":{\"logged_in\":true}}]}"
         fake.fault("providers", { kind: "raw", status: 200, body: card.padEnd(256 * 1024, " ") }, 1)
         expect((yield* hermes.providerCard).value).toStrictEqual({ loggedIn: true })
-        fake.fault("providers", { kind: "raw", status: 200, body: card.padEnd(256 * 1024 + 1, " ") }, 1)
+        // Twice: the read with the recent identify, then the one from a fresh identify (C2, D47).
+        fake.fault("providers", { kind: "raw", status: 200, body: card.padEnd(256 * 1024 + 1, " ") }, 2)
         expect(yield* Effect.flip(hermes.providerCard)).toStrictEqual(expect.objectContaining({ reason: "too-large" }))
       })
     ))

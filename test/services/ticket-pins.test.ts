@@ -53,7 +53,11 @@ const identifyThenMint = (result: Record<string, unknown>) =>
       })
     const socket = Layer.succeed(
       GatewaySocket,
-      GatewaySocket.of({ exchange: answer, exchangeAt: (_located, request) => answer(request) })
+      GatewaySocket.of({
+        exchange: answer,
+        exchangeAt: (_located, request) => answer(request),
+        locate: Effect.die("no status read here walks C1 alone")
+      })
     )
     const layer = TicketLive.pipe(Layer.provide(Layer.merge(socket, BuddyConfig.gatewayLayer({}))))
     const outcome = yield* Effect.gen(function*() {

@@ -61,7 +61,9 @@ const fakeSocket = (replies: { identify?: ControlReply; ticket?: ControlReply })
     GatewaySocket,
     GatewaySocket.of({
       exchange: (request, maxLine) => answer(request, maxLine),
-      exchangeAt: (at, request, maxLine) => answer(request, maxLine, at)
+      exchangeAt: (at, request, maxLine) => answer(request, maxLine, at),
+      // Only a status read's reuse walks C1 alone (test/services/identify-reuse.test.ts).
+      locate: Effect.die("unexpected walk")
     })
   )
   return { sent, layer: TicketLive.pipe(Layer.provide(Layer.merge(layer, BuddyConfig.gatewayLayer({})))) }
