@@ -1,9 +1,10 @@
 // `npm run bench:versus -- <rev>`: a candidate against what it replaces, in one run. The services
 // of git revision <rev> (extracted beside a link to our node_modules, so both load the same Effect)
 // and those of the working tree, `HermesApi.providerCard` on each one's real layers, interleaved
-// with the raw client (bench/floor.mjs) against the gateway stand-in in its own process. Rounds in
-// a rotated order; p50 and p90 of each over the raw client's, and CPU (this process, user + system)
-// per read, each the median over rounds. ROUNDS (default 10) and READS (per round and kind,
+// with the raw clients (bench/floor.mjs; the floor is the one that identifies once, the protocol
+// buddy speaks, D47) against the gateway stand-in in its own process. Rounds in a rotated order; p50
+// and p90 of each over the floor's, and CPU (this process, user + system) per read, each the median
+// over rounds. ROUNDS (default 10) and READS (per round and kind,
 // default 150) lengthen or shorten it.
 import { Layer, ManagedRuntime } from "effect"
 import { execFileSync } from "node:child_process"
@@ -14,7 +15,7 @@ import { fileURLToPath } from "node:url"
 import type { BuddyConfig } from "../src/services/BuddyConfig.js"
 import type { HermesApi } from "../src/services/HermesApi.js"
 import type { GatewayLive } from "../src/services/layers.js"
-import { rawRead } from "./floor.mjs"
+import { identifyOnceReader, rawRead } from "./floor.mjs"
 import { startStandin } from "./standin.js"
 
 /** What the bench needs of a revision's services; an older revision's have the same shape. */
@@ -54,7 +55,8 @@ const reader = async (services: Services) => {
   }
 }
 const kinds: Record<string, () => Promise<unknown>> = {
-  floor: () => rawRead(standin.socket, standin.home),
+  floor: identifyOnceReader(standin.socket, standin.home),
+  "raw client identifying at every read": () => rawRead(standin.socket, standin.home),
   [rev]: await reader(await load(before)),
   "working tree": await reader(await load(root))
 }

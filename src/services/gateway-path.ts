@@ -170,20 +170,37 @@ export const privateRealHome = (
       Effect.flatMap((stats) => (privateHome(stats) ? Effect.succeed(home) : refuse("unsafe-home")))
     ))
 
+/** What lstat said of the home and of its direct socket, checked as C1.1–C1.4 say. */
+const checkedAt = (home: string, [stats, direct]: readonly [Stats | string, Stats | string], deadline: Deadline) =>
+  typeof stats === "string"
+    ? Effect.fail(failedAs("unsafe-home", "not-running")(stats))
+    : privateHome(stats)
+    ? Effect.map(socketOf(home, direct, deadline), (socket) => ({ home, socket }))
+    : refuse("unsafe-home")
+
+/** The home's and its direct socket's lstat, in one wait. */
+const lookAt = (home: string) => Promise.all([lstatOrCode(home), lstatOrCode(nodePath.join(home, "gateway.sock"))])
+
 /**
  * The whole of C1: the real home and the socket to dial, or the closed reason why not. A symlinked
- * home is followed (`realHome`). The home and its direct socket are looked at in one wait instead of
- * two (D25.7); the home's verdict comes first.
+ * home is followed (its real path is the home). The home's real path and what is at the configured path are asked
+ * for in one wait: when the configured path is already the real one (the usual case), that is the
+ * home and its socket looked at, and the walk is one wait instead of two (D47); otherwise the real
+ * path is looked at in a second wait (D25.7). The home's verdict comes first.
  */
 export const locate = (override: string | undefined, deadline: Deadline): Effect.Effect<Located, GatewayError> =>
-  realHome(override, deadline).pipe(
-    Effect.flatMap((home) =>
-      fsCall(deadline, () => Promise.all([fsp.lstat(home), lstatOrCode(nodePath.join(home, "gateway.sock"))])).pipe(
+  configuredHome(override).pipe(
+    Effect.flatMap((configured) =>
+      fsCall(deadline, () => Promise.all([fsp.realpath(configured), lookAt(configured)])).pipe(
         Effect.mapError(failedAs("unsafe-home", "not-running")),
-        Effect.flatMap(([stats, direct]) =>
-          privateHome(stats) ? socketOf(home, direct, deadline) : refuse("unsafe-home")
-        ),
-        Effect.map((socket) => ({ home, socket }))
+        Effect.flatMap(([home, looked]) =>
+          home === configured
+            ? checkedAt(home, looked, deadline)
+            : fsCall(deadline, () => lookAt(home)).pipe(
+              Effect.mapError(failedAs("unsafe-home", "not-running")),
+              Effect.flatMap((again) => checkedAt(home, again, deadline))
+            )
+        )
       )
     )
   )
