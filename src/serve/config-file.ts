@@ -52,10 +52,8 @@ const notJson = (file: string, text: string): ConfigUnusable => {
   // The scan refuses exactly what JSON.parse refuses (test/serve/json-syntax.test.ts, against JSON.parse
   // itself), so the fallback is never taken; it is there for the type.
   // Stryker disable next-line ObjectLiteral,StringLiteral,ArrowFunction: unreachable, as above
-  const { expected, offset } = Option.getOrElse(
-    jsonSyntaxError(text),
-    () => ({ offset: text.length, expected: "JSON" })
-  )
+  const unreachable = () => ({ offset: text.length, expected: "JSON" })
+  const { expected, offset } = Option.getOrElse(jsonSyntaxError(text), unreachable)
   return new ConfigUnusable({
     lines: [configWords.notJson(file, lineAndColumn(text, offset), offset === text.length, expected)]
   })

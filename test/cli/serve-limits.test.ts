@@ -457,7 +457,9 @@ describe("buddy serve, with its limits shortened", () => {
     // Cut by the bytes, not the time: what left the client before it saw the cut is the bound and
     // the two kernels' buffers, far from the 64 MiB it offered.
     expect(afterMs).toBeLessThan(short.linger)
-    expect(sent).toBeGreaterThan(short.lingerBytes)
+    // At least the bound left the client (the server read that much before it cut); on a loaded
+    // machine the kernels' buffers may add nothing more.
+    expect(sent).toBeGreaterThanOrEqual(short.lingerBytes)
     expect(sent).toBeLessThan(24 * 1024 * 1024)
   })
 

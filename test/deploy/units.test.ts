@@ -246,7 +246,8 @@ describe.skipIf(!hasActivate)("socket activation (LISTEN_FDS), as buddy.socket d
   }
 
   /** One exchange on the socket; what came back when the server closed (bounded: an old buddy never answers). */
-  const exchange = (socket: string, raw: string) =>
+  /** One connection's whole answer to `raw`. */
+  const once = (socket: string, raw: string) =>
     new Promise<string>((resolve, reject) => {
       const client = net.connect(socket)
       let bytes = ""
@@ -257,6 +258,21 @@ describe.skipIf(!hasActivate)("socket activation (LISTEN_FDS), as buddy.socket d
       client.on("error", (e: NodeJS.ErrnoException) => (e.code === "ECONNRESET" ? undefined : reject(e)))
       client.on("close", () => resolve(bytes))
     })
+  // systemd-socket-activate binds the socket (the file appears) a moment before it listens; a
+  // connection refused then starts nothing, so it is tried again, for at most 5 s.
+  const exchange = async (socket: string, raw: string): Promise<string> => {
+    for (const began = Date.now();;) {
+      const answer = await once(socket, raw).then(
+        (bytes) => ({ bytes }),
+        (e: NodeJS.ErrnoException) => {
+          if (e.code !== "ECONNREFUSED" || Date.now() - began > 5_000) throw e
+          return undefined
+        }
+      )
+      if (answer !== undefined) return answer.bytes
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+  }
   const get = "GET /api/buddy HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
 
   // systemd-socket-activate makes the socket (always 0644, its owner the caller) and starts buddy at

@@ -250,6 +250,11 @@ describe("a config file that is JSON but not a config", () => {
       `buddy serve: the --config file has a field buddy does not know: "environmnet"; it takes ${fields}.`,
       "buddy serve: did you mean \"environment\"?"
     ]))
+    // Two names as near as each other: both, joined with "or".
+    expect(await said({ ...valid, l: "en" })).toStrictEqual(Either.left([
+      `buddy serve: the --config file has a field buddy does not know: "l"; it takes ${fields}.`,
+      "buddy serve: did you mean \"launchpadOrigin\" or \"locale\"?"
+    ]))
   })
 
   it("refuses the Launchpad's origin as buddy's own, and takes one without buddyOrigin", async () => {
