@@ -3,7 +3,7 @@
 // the path checks, so an exchange ends as `timeout` wherever it waits.
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Duration, Effect, Option, TestClock } from "effect"
-import { renameSync, rmSync, writeFileSync } from "node:fs"
+import { renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import * as nodePath from "node:path"
 import { awaitBefore, type Deadline, noDeadline, withDeadline } from "../../src/services/deadline.js"
 import { homeHash, locate, privateRealHome } from "../../src/services/gateway-path.js"
@@ -190,7 +190,7 @@ describe("awaitBefore", () => {
     }))
 })
 
-/** A home with no direct socket and a valid pointer to a listening Gen B socket: seven fs waits to find it. */
+/** A home with no direct socket and a valid pointer to a listening Gen B socket: six fs waits to find it. */
 const pointerHome = Effect.gen(function*() {
   const root = yield* tempRoot
   const home = yield* makeDir(nodePath.join(root, "home"))
@@ -201,11 +201,10 @@ const pointerHome = Effect.gen(function*() {
   return { home, socket, peer }
 })
 
-// realpath of the home; lstat of the home and of gateway.sock together; open, stat and read of the
-// pointer; lstat of the gateway's directory and of the socket it names.
+// realpath of the home with lstat of it and of gateway.sock, together (the home is its own real path,
+// D47); open, stat and read of the pointer; lstat of the gateway's directory and of the socket it names.
 const pathChecks = [
-  "realpath of the home",
-  "lstat of the home and gateway.sock",
+  "realpath of the home with the lstat of it and of gateway.sock",
   "open of the pointer",
   "stat of the pointer",
   "read of the pointer",
@@ -214,7 +213,7 @@ const pathChecks = [
 ]
 
 describe("the path checks wait no longer than the exchange's deadline (C2)", () => {
-  it.scopedLive("a deadline that never passes: the socket is found after seven fs waits, each of them listening", () =>
+  it.scopedLive("a deadline that never passes: the socket is found after six fs waits, each of them listening", () =>
     Effect.gen(function*() {
       const { home, socket } = yield* pointerHome
       const counting = passingAt(0)
@@ -269,15 +268,24 @@ const changingAt = (n: number, change: () => void): Deadline => {
 
 describe("a home that changes between its realpath and its lstat", () => {
   // The gateway walk (locate) and the holder lock's check of the home alone (privateRealHome, D39)
-  // answer it alike.
+  // answer it alike. The walk looks at a home that is its own real path in the realpath's own wait
+  // (D47): it is given the home by a link, so that its lstat of the real path is a wait of its own.
   const walks: ReadonlyArray<
-    readonly [string, (home: string, deadline: Deadline) => Effect.Effect<unknown, GatewayError>]
-  > = [["locate", locate], ["privateRealHome", privateRealHome]]
-  for (const [walk, check] of walks) {
+    readonly [string, (home: string, deadline: Deadline) => Effect.Effect<unknown, GatewayError>, boolean]
+  > = [["locate", locate, true], ["privateRealHome", privateRealHome, false]]
+  /** The home as the walk is given it: by a link beside it, or as it is. */
+  const given = (home: string, linked: boolean) => {
+    if (!linked) return home
+    symlinkSync(home, `${home}-link`)
+    return `${home}-link`
+  }
+  for (const [walk, check, linked] of walks) {
     it.scopedLive(`${walk}: gone: not running`, () =>
       Effect.gen(function*() {
         const { home } = yield* pointerHome
-        const error = yield* Effect.flip(check(home, changingAt(2, () => rmSync(home, { recursive: true }))))
+        const error = yield* Effect.flip(
+          check(given(home, linked), changingAt(2, () => rmSync(home, { recursive: true })))
+        )
         expect(error.reason).toBe("not-running")
       }))
 
@@ -286,7 +294,7 @@ describe("a home that changes between its realpath and its lstat", () => {
         const { home } = yield* pointerHome
         const parent = nodePath.dirname(home)
         const error = yield* Effect.flip(check(
-          home,
+          given(home, linked),
           changingAt(2, () => {
             renameSync(parent, `${parent}.moved`)
             writeFileSync(parent, "not a directory")
