@@ -14,6 +14,7 @@ import { buddyServices } from "../../src/services/layers.js"
 import { Status } from "../../src/services/Status.js"
 import { testDeadlines } from "../support/buddy.js"
 import { gatewayProcess, type RemoteGateway } from "../support/gateway-process.js"
+import { getStatus, serveSocket } from "./support/serve-child.js"
 
 /** The real services for this home, built afresh for each test: the recent identify is per process. */
 const services = (home: string) =>
@@ -264,4 +265,22 @@ describe("a status read reuses a recent identify, answered as a fresh read (C2)"
         })
       })
     ))
+
+  it("through buddy serve, where status reads are made: the second read within 10 s is one mint and one GET", async () => {
+    const gateway = await gatewayProcess({ signedIn: true })
+    const { at } = await serveSocket(gateway.home)
+    await gateway.clearReceived()
+    const bodies = [await getStatus(at), await getStatus(at)]
+    expect(bodies.map((body) => (JSON.parse(body) as { readonly state: string }).state)).toStrictEqual([
+      "works",
+      "works"
+    ])
+    expect(seen(await gateway.received())).toStrictEqual([
+      "identify",
+      "session-ticket",
+      PROVIDERS,
+      "session-ticket",
+      PROVIDERS
+    ])
+  })
 })
