@@ -197,7 +197,8 @@ export const locate = (override: string | undefined, deadline: Deadline): Effect
           home === configured
             ? checkedAt(home, looked, deadline)
             : fsCall(deadline, () => lookAt(home)).pipe(
-              Effect.mapError(failedAs("unsafe-home", "not-running")),
+              // lookAt answers every errno as a value: only the deadline can fail this wait.
+              Effect.mapError(() => gatewayError("timeout")),
               Effect.flatMap((again) => checkedAt(home, again, deadline))
             )
         )

@@ -231,6 +231,15 @@ describe("the path checks wait no longer than the exchange's deadline (C2)", () 
       }))
   }
 
+  it.scopedLive("a deadline that passes during the lstat of a linked home's real path is a timeout, and nothing is dialed", () =>
+    Effect.gen(function*() {
+      const { home, peer } = yield* pointerHome
+      symlinkSync(home, `${home}-link`)
+      const error = yield* Effect.flip(locate(`${home}-link`, passingAt(2).deadline))
+      expect(error.reason).toBe("timeout")
+      expect(peer.connections).toHaveLength(0)
+    }))
+
   it.scopedLive("a deadline that passes while the socket is connecting or waiting for the reply is a timeout", () =>
     Effect.gen(function*() {
       const { peer, socket } = yield* pointerHome
