@@ -1,7 +1,7 @@
 // C2's one saving (D47), in Ticket itself: a status read may mint against the last identify this
 // process made of the same socket, while it is at most 10 s old and nothing has dropped it. The
 // control socket is an in-memory one that counts what it is asked; time is the TestClock's. The same
-// rules through the real layers, against a gateway in another process: test/boundary/identify-reuse.test.ts.
+// rules through the real layers, against a gateway in another process: test/services/identify-reuse-remote.test.ts.
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Fiber, Layer, Option, TestClock } from "effect"
 import type { ControlReply, ControlRequest } from "../../src/schema/control.js"
