@@ -9,7 +9,7 @@ import * as fsp from "node:fs/promises"
 import * as nodePath from "node:path"
 import type { GatewayReason } from "../../src/schema/reasons.js"
 import { noDeadline } from "../../src/services/deadline.js"
-import { configuredHome, homeHash, locate, pointerLimit } from "../../src/services/gateway-path.js"
+import { configuredHome, homeHash, locate, pointerLimit, privateRealHome } from "../../src/services/gateway-path.js"
 import { exchangeOn } from "../../src/services/GatewaySocket.js"
 import {
   chmod,
@@ -214,6 +214,35 @@ describe("C1.1 the home", () => {
       const { root } = yield* scene()
       yield* expectRefused(join(root, "missing"), "not-running")
       expect(yield* exists(join(root, "missing"))).toBe(false)
+    }))
+
+  it.scopedLive("a home whose real path cannot be had (a file on the way) is refused unsafe-home", () =>
+    Effect.gen(function*() {
+      const { root } = yield* scene()
+      const file = yield* writeFile(join(root, "file"), "not a directory", 0o700)
+      yield* expectRefused(join(file, "home"), "unsafe-home")
+    }))
+})
+
+describe("C1.1 alone, for the holder lock (privateRealHome, D39), answers as the walk does", () => {
+  const reasonOf = (home: string) => Effect.map(Effect.flip(privateRealHome(home, noDeadline)), (error) => error.reason)
+
+  it.scopedLive("our private home is its real path, a link followed", () =>
+    Effect.gen(function*() {
+      const { root, home } = yield* scene()
+      yield* symlink(home, join(root, "link"))
+      expect(yield* privateRealHome(join(root, "link"), noDeadline)).toBe(home)
+    }))
+
+  it.scopedLive("missing: not running; a file on the way, a file, open to others: unsafe-home", () =>
+    Effect.gen(function*() {
+      const { root } = yield* scene()
+      const file = yield* writeFile(join(root, "file"), "not a directory", 0o700)
+      const open = yield* makeDir(join(root, "open"), 0o770)
+      expect(yield* reasonOf(join(root, "missing"))).toBe("not-running")
+      expect(yield* reasonOf(join(file, "home"))).toBe("unsafe-home")
+      expect(yield* reasonOf(file)).toBe("unsafe-home")
+      expect(yield* reasonOf(open)).toBe("unsafe-home")
     }))
 })
 
