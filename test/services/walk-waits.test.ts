@@ -46,15 +46,23 @@ const watchingFs = <A, E, R>(use: (asked: ReadonlyArray<string>) => Effect.Effec
       })
   )
 
+/** A private home with a listening gateway.sock, in a temporary root. */
+const homeWithSocket = Effect.gen(function*() {
+  const root = yield* tempRoot
+  const home = yield* makeDir(nodePath.join(root, "home"), 0o700)
+  yield* listen(nodePath.join(home, "gateway.sock"))
+  return { root, home }
+})
+
+/** The walk of `given`, watched: where it found the gateway, and what it asked, in order. */
+const walkWatched = (given: string) =>
+  watchingFs((asked) => Effect.map(locate(given, noDeadline), (located) => ({ asked: [...asked], located })))
+
 describe("C1's walk", () => {
   it.scoped("a home that is its own real path: one realpath and the two lstats, asked together, once", () =>
     Effect.gen(function*() {
-      const root = yield* tempRoot
-      const home = yield* makeDir(nodePath.join(root, "home"), 0o700)
-      yield* listen(nodePath.join(home, "gateway.sock"))
-      const { asked, located } = yield* watchingFs((asked) =>
-        Effect.map(locate(home, noDeadline), (located) => ({ asked: [...asked], located }))
-      )
+      const { home } = yield* homeWithSocket
+      const { asked, located } = yield* walkWatched(home)
       expect(located).toStrictEqual({ home, socket: nodePath.join(home, "gateway.sock") })
       expect(asked).toStrictEqual([
         `realpath ${home}, 0 on their way`,
@@ -65,14 +73,10 @@ describe("C1's walk", () => {
 
   it.scoped("a symlinked home: the link's path is looked at with the realpath, then the real path, whose verdict counts", () =>
     Effect.gen(function*() {
-      const root = yield* tempRoot
-      const home = yield* makeDir(nodePath.join(root, "home"), 0o700)
-      yield* listen(nodePath.join(home, "gateway.sock"))
+      const { home, root } = yield* homeWithSocket
       const link = nodePath.join(root, "link")
       yield* symlink(home, link)
-      const { asked, located } = yield* watchingFs((asked) =>
-        Effect.map(locate(link, noDeadline), (located) => ({ asked: [...asked], located }))
-      )
+      const { asked, located } = yield* walkWatched(link)
       expect(located).toStrictEqual({ home, socket: nodePath.join(home, "gateway.sock") })
       expect(asked).toStrictEqual([
         `realpath ${link}, 0 on their way`,
