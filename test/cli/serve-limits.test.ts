@@ -149,10 +149,24 @@ const converse = (at: string, halfOpen = false): Promise<Conversation> =>
     socket.once("error", reject)
   })
 
-/** Writes `parts` one at a time, `everyMs` apart, until they run out or the server closes. */
-const dribble = async (conversation: Conversation, parts: ReadonlyArray<string>, everyMs: number) => {
+/**
+ * Writes `parts` one at a time, `everyMs` apart, until they run out, the server closes, or
+ * `quietFromMs` have passed. A deadline refusal is checked on the server's own tick, so it can come
+ * in the same moment as a write of the client's; a write into a socket the server has closed fails
+ * (EPIPE), and Node then destroys the client's socket without reading the answer already waiting in
+ * it: the client falls quiet just before the deadline so that the answer is read, as a real client
+ * that is not writing at that moment would read it (CI lost a 408 this way).
+ */
+const dribble = async (
+  conversation: Conversation,
+  parts: ReadonlyArray<string>,
+  everyMs: number,
+  quietFromMs = Number.POSITIVE_INFINITY
+) => {
+  const started = performance.now()
   for (const part of parts) {
     if (conversation.socket.destroyed || conversation.socket.writableEnded) return
+    if (performance.now() - started >= quietFromMs) return
     conversation.socket.write(part)
     await new Promise((resolve) => setTimeout(resolve, everyMs))
   }
@@ -335,7 +349,8 @@ describe("buddy serve, on the real executable with its default limits", () => {
       "Host: launchpad.example\r\n",
       ...Array.from({ length: 20 }, (_, i) => `X-${i}: y\r\n`)
     ]
-    void dribble(conversation, lines, 2_000)
+    // A line at 0, 2, 4, 6 and 8 s, then quiet through the deadline's second.
+    void dribble(conversation, lines, 2_000, 9_000)
     const { afterMs, text } = await conversation.closed
     expect(parse(text)).toStrictEqual(refusal("HTTP/1.1 408 Request Timeout", "request-timeout"))
     // 10 s, checked every second; Node's defaults took 76 s.
@@ -353,7 +368,7 @@ describe("buddy serve, with its limits shortened", () => {
       "Host: launchpad.example\r\n",
       ...Array.from({ length: 20 }, (_, i) => `X-${i}: y\r\n`)
     ]
-    void dribble(conversation, lines, 200)
+    void dribble(conversation, lines, 200, short.headers - 100)
     const { afterMs, text } = await conversation.closed
     expect(parse(text)).toStrictEqual(refusal("HTTP/1.1 408 Request Timeout", "request-timeout"))
     expect(afterMs).toBeGreaterThan(short.headers - 100)
@@ -374,7 +389,7 @@ describe("buddy serve, with its limits shortened", () => {
     conversation.socket.write(
       `POST /api/buddy/sign-in/start HTTP/1.1\r\nHost: launchpad.example\r\n${sameOrigin}Content-Length: 100\r\n\r\n{`
     )
-    void dribble(conversation, Array.from({ length: 50 }, () => " "), 200)
+    void dribble(conversation, Array.from({ length: 50 }, () => " "), 200, short.request - 100)
     const { afterMs, text } = await conversation.closed
     expect(parse(text)).toStrictEqual(refusal("HTTP/1.1 408 Request Timeout", "request-timeout"))
     expect(afterMs).toBeGreaterThan(short.request - 100)
