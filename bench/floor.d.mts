@@ -5,3 +5,9 @@ export declare const rawRead: (socketPath: string, home: string) => Promise<bool
 
 /** The identify-once protocol: identify at the first read and after a refused mint, then one mint and one GET per read. */
 export declare const identifyOnceReader: (socketPath: string, home: string) => () => Promise<boolean>
+
+/** One session-ticket exchange with the given params: the ticket, or undefined when refused. */
+export declare const mintOnce: (
+  socketPath: string,
+  params: { readonly profile_id: string; readonly instance_id: string; readonly purpose: string }
+) => Promise<string | undefined>

@@ -23,7 +23,7 @@ const exchange = (socketPath, line) =>
     socket.write(line)
   })
 
-const get = (origin, path, ticket) =>
+export const getOnce = (origin, path, ticket) =>
   new Promise((resolve, reject) => {
     const url = new URL(origin)
     const req = request({
@@ -65,7 +65,7 @@ const identifyAt = async (socketPath, home) => {
 }
 
 /** One mint, or undefined when the gateway refused it (another instance: identify again). */
-const mint = async (socketPath, params) => {
+export const mintOnce = async (socketPath, params) => {
   const minted = await exchange(
     socketPath,
     `${JSON.stringify({ protocol: 1, id: 1, verb: "session-ticket", params })}\n`
@@ -75,7 +75,7 @@ const mint = async (socketPath, params) => {
 
 /** The provider list's openai-codex `logged_in`, with one ticket. */
 const readWith = async (origin, ticket) => {
-  const answer = await get(origin, "/api/providers/oauth", ticket)
+  const answer = await getOnce(origin, "/api/providers/oauth", ticket)
   const card = JSON.parse(answer.body.toString("utf8")).providers.find((entry) => entry.id === "openai-codex")
   return card.status.logged_in === true
 }
@@ -83,7 +83,7 @@ const readWith = async (origin, ticket) => {
 /** One status read against the gateway whose control socket is `socketPath`, for the real home `home`. */
 export const rawRead = async (socketPath, home) => {
   const { params, origin } = await identifyAt(socketPath, home)
-  return readWith(origin, await mint(socketPath, params))
+  return readWith(origin, await mintOnce(socketPath, params))
 }
 
 /**
@@ -95,7 +95,7 @@ export const identifyOnceReader = (socketPath, home) => {
   const read = async () => {
     identity ??= identifyAt(socketPath, home)
     const { params, origin } = await identity
-    const ticket = await mint(socketPath, params)
+    const ticket = await mintOnce(socketPath, params)
     if (ticket !== undefined) return readWith(origin, ticket)
     identity = undefined
     return read()

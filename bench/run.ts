@@ -34,7 +34,7 @@ import { HermesApi } from "../src/services/HermesApi.js"
 import { GatewayLive } from "../src/services/layers.js"
 import { grown, measureClient, storedClient, withClientBlock } from "./client-size.js"
 import { identifyOnceReader, rawRead } from "./floor.mjs"
-import { type Child, startChild, startStandin } from "./standin.js"
+import { type Child, serveConfig, startChild, startStandin } from "./standin.js"
 import { startRatios } from "./start-ratios.mjs"
 
 const root = fileURLToPath(new URL("../", import.meta.url))
@@ -234,17 +234,7 @@ const cleanups: Array<() => void> = [() => standin.close(), () => rmSync(work, {
 const cleanUp = () => cleanups.splice(0).forEach((cleanup) => cleanup())
 process.on("exit", cleanUp)
 
-const configFile = join(work, "config.json")
-writeFileSync(
-  configFile,
-  JSON.stringify({
-    hermesHome: standin.home,
-    launchpadOrigin: "https://launchpad.example",
-    buddyOrigin: "https://buddy.example",
-    environment: "hosted-personal",
-    locale: "en"
-  })
-)
+const configFile = serveConfig(work, standin.home)
 const say = (line: string) => process.stderr.write(`bench: ${line}\n`)
 say(`stand-in ${standin.origin}; starting buddy serve`)
 const serve = await startServe(configFile, join(work, "runtime"))

@@ -2,7 +2,7 @@
 // and any other helper that announces itself with one JSON line on stdout. Each ends when its
 // stdin closes, so a bench that dies leaves none behind.
 import { type ChildProcess, spawn } from "node:child_process"
-import { mkdtempSync, realpathSync, rmSync } from "node:fs"
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { createInterface } from "node:readline"
@@ -53,4 +53,20 @@ export const startStandin = async (): Promise<Standin> => {
       rmSync(home, { recursive: true, force: true })
     }
   }
+}
+
+/** A `buddy serve` config for the stand-in's home, written in `directory`; returns its path. */
+export const serveConfig = (directory: string, home: string): string => {
+  const file = join(directory, "config.json")
+  writeFileSync(
+    file,
+    JSON.stringify({
+      hermesHome: home,
+      launchpadOrigin: "https://launchpad.example",
+      buddyOrigin: "https://buddy.example",
+      environment: "hosted-personal",
+      locale: "en"
+    })
+  )
+  return file
 }

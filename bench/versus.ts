@@ -16,6 +16,7 @@ import type { BuddyConfig } from "../src/services/BuddyConfig.js"
 import type { HermesApi } from "../src/services/HermesApi.js"
 import type { GatewayLive } from "../src/services/layers.js"
 import { identifyOnceReader, rawRead } from "./floor.mjs"
+import { type Figures, interleave } from "./interleave.js"
 import { startStandin } from "./standin.js"
 
 /** What the bench needs of a revision's services; an older revision's have the same shape. */
@@ -60,35 +61,10 @@ const kinds: Record<string, () => Promise<unknown>> = {
   [rev]: await reader(await load(before)),
   "working tree": await reader(await load(root))
 }
-const names = Object.keys(kinds)
-
-const quantile = (values: ReadonlyArray<number>, q: number) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN
-}
-const results = Object.fromEntries(
-  names.map((name) => [name, { p50: [] as Array<number>, p90: [] as Array<number>, cpu: [] as Array<number> }])
-)
-for (let r = -1; r < rounds; r++) {
-  for (let k = 0; k < names.length; k++) {
-    const name = names[(r + 1 + k) % names.length]!
-    const latencies: Array<number> = []
-    const cpu = process.cpuUsage()
-    for (let i = 0; i < reads; i++) {
-      const start = performance.now()
-      await kinds[name]!()
-      latencies.push(performance.now() - start)
-    }
-    const used = process.cpuUsage(cpu)
-    if (r < 0) continue // the first round warms up
-    results[name]!.p50.push(quantile(latencies, 0.5))
-    results[name]!.p90.push(quantile(latencies, 0.9))
-    results[name]!.cpu.push((used.user + used.system) / reads)
-  }
-}
-const figure = (name: string, what: "p50" | "p90" | "cpu") => quantile(results[name]![what], 0.5)
+const figures = await interleave(kinds, rounds, reads)
+const figure = (name: string, what: keyof Figures) => figures[name]![what]
 process.stdout.write("| providerCard | p50 / floor | p90 / floor | CPU µs per read |\n|---|---|---|---|\n")
-for (const name of names) {
+for (const name of Object.keys(kinds)) {
   process.stdout.write(
     `| ${name} | ${(figure(name, "p50") / figure("floor", "p50")).toFixed(2)}× | ${
       (figure(name, "p90") / figure("floor", "p90")).toFixed(2)

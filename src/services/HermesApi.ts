@@ -189,15 +189,21 @@ export const HermesApiLive = Layer.effect(
     const httpError = (instance: Instance) => new CallError({ reason: "http-error", instance, mayHaveRun: false })
     const malformed = (instance: Instance) => new CallError({ reason: "malformed", instance, mayHaveRun: false })
 
-    /** The card read with one identify; a status or body it cannot read drops the recent identify too (C2). */
+    /**
+     * A status or body the card read cannot read fails it, and drops the recent identify as a failed
+     * call does (C2); a failed call has dropped it already.
+     */
+    const unreadCard = (failure: CallError) => Effect.zipRight(tickets.forget, Effect.fail(failure))
+
+    /** The card read with one identify. */
     const cardFrom = (endpoint: Endpoint) =>
       Effect.gen(function*() {
         const { answer, instance } = yield* call(endpoint, "GET", routes.providers)
-        if (answer.status !== 200) return yield* Effect.fail(httpError(instance))
+        if (answer.status !== 200) return yield* unreadCard(httpError(instance))
         const card = codexCard(answer.body)
-        if (Option.isNone(card)) return yield* Effect.fail(malformed(instance))
+        if (Option.isNone(card)) return yield* unreadCard(malformed(instance))
         return { instance, value: card.value }
-      }).pipe(Effect.tapError(() => tickets.forget))
+      })
 
     const freshCard = Effect.flatMap(tickets.identify, cardFrom)
 

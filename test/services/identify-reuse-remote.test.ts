@@ -237,6 +237,22 @@ describe("a status read reuses a recent identify, answered as a fresh read (C2)"
       })
     ))
 
+  it.live("a provider list it cannot read, met by the reused attempt and the fresh one, drops it too", () =>
+    withGateway((gateway) =>
+      Effect.gen(function*() {
+        yield* firstRead(gateway)
+        yield* act(() => gateway.fault("providers", { kind: "raw", status: 200, body: "{\"providers\":" }, 2))
+        expect(yield* readAndSeen(gateway)).toStrictEqual({
+          answer: { state: "unknown", reason: "malformed" },
+          received: ["session-ticket", PROVIDERS, "identify", "session-ticket", PROVIDERS]
+        })
+        expect(yield* readAndSeen(gateway)).toStrictEqual({
+          answer: { state: "works" },
+          received: ["identify", "session-ticket", PROVIDERS]
+        })
+      })
+    ))
+
   it.live("a sign-in operation never reuses: start, poll, cancel and sign-out each identify afresh", () =>
     withGateway((gateway) =>
       Effect.gen(function*() {
