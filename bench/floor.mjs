@@ -23,7 +23,7 @@ const exchange = (socketPath, line) =>
     socket.write(line)
   })
 
-export const getOnce = (origin, path, ticket) =>
+const get = (origin, path, ticket) =>
   new Promise((resolve, reject) => {
     const url = new URL(origin)
     const req = request({
@@ -75,7 +75,7 @@ export const mintOnce = async (socketPath, params) => {
 
 /** The provider list's openai-codex `logged_in`, with one ticket. */
 const readWith = async (origin, ticket) => {
-  const answer = await getOnce(origin, "/api/providers/oauth", ticket)
+  const answer = await get(origin, "/api/providers/oauth", ticket)
   const card = JSON.parse(answer.body.toString("utf8")).providers.find((entry) => entry.id === "openai-codex")
   return card.status.logged_in === true
 }

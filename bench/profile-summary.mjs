@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs"
 const profile = JSON.parse(readFileSync(process.argv[2], "utf8"))
 const top = Number(process.argv[3] ?? 15)
 const file = (url) =>
-  url.replace(/^.*\/bench\/\.profile-(serve-)?\d+\.[cm]js/, "bundle").replace(
+  url.replace(/^.*node_modules\//, "").replace(/^.*\/bench\/\.profile-(serve-)?\d+\.[cm]js/, "bundle").replace(
     /^file:\/\/.*?\/main\//,
     ""
   )

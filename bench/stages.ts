@@ -69,22 +69,11 @@ const bareMint = Effect.async<string, Error>((resume) => {
   })
   socket.write(mintLine)
 })
-const bareWalk = Effect.promise(() =>
+/** The walk's three calls, bare: in one wait, as C1's walk asks for them. */
+const bareWalkCalls = () =>
   Promise.all([fsp.realpath(standin.home), fsp.lstat(standin.home), fsp.lstat(join(standin.home, "gateway.sock"))])
-)
-const bareGet = (ticket: string) =>
-  httpExchange({
-    origin: endpoint.origin,
-    method: "GET",
-    path: "/api/providers/oauth",
-    ticket: Redacted.make(ticket),
-    limit: 256 * 1024,
-    deadline: noDeadline
-  }).pipe(Effect.map((answer) => JSON.parse(Buffer.from(answer.body).toString("utf8")).providers.length))
-const minimalRead = Effect.flatMap(bareMint, bareGet)
-
-// buddy's read built up a piece at a time, each with the one before it: what each piece costs
-// where it runs, between the read's waits, rather than alone in a loop.
+const bareWalk = Effect.promise(bareWalkCalls)
+/** buddy's own GET of the provider list (the minimal read's too: no deadline unless given one). */
 const getWith = (deadline: Deadline) => (ticket: Redacted.Redacted<string>) =>
   httpExchange({
     origin: endpoint.origin,
@@ -94,6 +83,14 @@ const getWith = (deadline: Deadline) => (ticket: Redacted.Redacted<string>) =>
     limit: 256 * 1024,
     deadline
   })
+const bareGet = (ticket: string) =>
+  getWith(noDeadline)(Redacted.make(ticket)).pipe(
+    Effect.map((answer) => JSON.parse(Buffer.from(answer.body).toString("utf8")).providers.length)
+  )
+const minimalRead = Effect.flatMap(bareMint, bareGet)
+
+// buddy's read built up a piece at a time, each with the one before it: what each piece costs
+// where it runs, between the read's waits, rather than alone in a loop.
 const mintGet = Effect.flatMap(tickets.mint(endpoint), getWith(noDeadline))
 const withGetDeadline = Effect.flatMap(
   tickets.mint(endpoint),
@@ -105,7 +102,7 @@ const listDecoded = Effect.map(
   bounded,
   (answer) => Option.isSome(Option.flatMap(decodeUtf8Option(answer.body), decodeList))
 )
-const walk = locate(standin.home, { onExpire: () => undefined })
+const walk = locate(standin.home, noDeadline)
 
 const kinds: Record<string, () => Promise<unknown>> = {
   "floor: identify-once read (mint + GET)": floorRead,
@@ -115,12 +112,7 @@ const kinds: Record<string, () => Promise<unknown>> = {
   "buddy: C1 walk (locate, one deadline)": () =>
     runtime.runPromise(withDeadline(5_000, (d) => locate(standin.home, d))),
   "buddy: C1 walk, no deadline": () => runtime.runPromise(walk),
-  "bare: realpath + 2 lstat in one wait": () =>
-    Promise.all([
-      fsp.realpath(standin.home),
-      fsp.lstat(standin.home),
-      fsp.lstat(join(standin.home, "gateway.sock"))
-    ]),
+  "bare: realpath + 2 lstat in one wait": bareWalkCalls,
   "buddy: mint (exchangeAt + Schema)": () => runtime.runPromise(tickets.mint(endpoint)),
   "floor: mint": () => mintOnce(standin.socket, floorParams),
   "buddy, built up: mint + GET": () => runtime.runPromise(mintGet),
