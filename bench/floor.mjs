@@ -1,10 +1,14 @@
 // The floors: minimal hand-written clients doing only what a status read needs, with node:net and
 // node:http: identify, mint one ticket, GET /api/providers/oauth with it, read openai-codex's
 // logged_in. No path checks, no deadlines, no schemas: what any client must at least spend. One
-// identifies at every read; the other identifies once, as Hermes Desktop's client does (D47).
+// identifies at every read; the other identifies once, as Hermes Desktop's client does (D47), and
+// may also make C1's three file-system calls before each mint, as buddy and the Desktop do, with
+// nothing checked of what they return: what the walk's own I/O costs (D47.11).
 
+import { lstat, realpath } from "node:fs/promises"
 import { request } from "node:http"
 import { createConnection } from "node:net"
+import { join } from "node:path"
 
 /** One control exchange: one line out, one line back. */
 const exchange = (socketPath, line) =>
@@ -86,15 +90,20 @@ export const rawRead = async (socketPath, home) => {
   return readWith(origin, await mintOnce(socketPath, params))
 }
 
+/** C1's three calls in one wait, as buddy's walk asks for them: the home's real path, lstat of it and of its socket. */
+const walk = (home) => Promise.all([realpath(home), lstat(home), lstat(join(home, "gateway.sock"))])
+
 /**
  * The protocol Hermes Desktop's client speaks (C2's reuse, D47): identify once, again only after a
- * refused mint; each read one mint and one GET on a new connection. Returns its read.
+ * refused mint; each read one mint and one GET on a new connection, after C1's three calls when
+ * `walks`. Returns its read.
  */
-export const identifyOnceReader = (socketPath, home) => {
+export const identifyOnceReader = (socketPath, home, walks = false) => {
   let identity
   const read = async () => {
     identity ??= identifyAt(socketPath, home)
     const { params, origin } = await identity
+    if (walks) await walk(home)
     const ticket = await mintOnce(socketPath, params)
     if (ticket !== undefined) return readWith(origin, ticket)
     identity = undefined

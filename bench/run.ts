@@ -1,11 +1,12 @@
 // The bench (`npm run bench`, docs/performance.md): buddy against the floor, everything out of
 // process. A minimal gateway stand-in runs in its own process (bench/standin.mjs); the floors are
 // minimal raw clients (bench/floor.mjs), one that identifies once (the protocol buddy and Hermes
-// Desktop speak, C2, D47) and one that identifies at every read. Every figure is a ratio of two
+// Desktop speak, C2, D47), the same making C1's three file-system calls before each mint (what the
+// walk alone costs, D47.11) and one that identifies at every read. Every figure is a ratio of two
 // things measured in this same run, interleaved, because this machine is shared and its absolute
 // times mean little:
 //   - HermesApi.providerCard on the real layers vs the identify-once raw client, p50, p90 and CPU
-//     per read (this process's, user + system, around each read); for reference against the other;
+//     per read (this process's, user + system, around each read); for reference against the others;
 //   - GET /api/buddy through the real `buddy serve` on its default socket (RUNTIME_DIRECTORY, as a
 //     service manager starts it) vs a bare node:http server on a socket that makes the identify-once
 //     raw reading per request (bench/bare-server.mjs), p50 and p90, over one kept-alive connection (as
@@ -89,6 +90,18 @@ const targets = {
   },
   "service each p50": {
     what: "HermesApi.providerCard / raw client identifying at every read, p50 (reference)",
+    better: "lower"
+  },
+  "service walk p50": {
+    what: "HermesApi.providerCard / identify-once raw client making C1's three calls, p50 (reference)",
+    better: "lower"
+  },
+  "service walk cpu": {
+    what: "HermesApi.providerCard / identify-once raw client making C1's three calls, CPU per read (reference)",
+    better: "lower"
+  },
+  "floor walk p50": {
+    what: "identify-once raw client making C1's three calls / identify-once raw client, p50 (reference)",
     better: "lower"
   },
   "floor once p50": {
@@ -265,9 +278,11 @@ const route = async (agent: Agent | false) => {
 const bareRoute = async (agent: Agent | false) =>
   expectWorks("bare server", (await get(bare.ready.socket, "/api/buddy", agent)).status === 200)
 const onceRead = identifyOnceReader(standin.socket, standin.home)
+const walkingRead = identifyOnceReader(standin.socket, standin.home, true)
 const kinds = {
   floor: async () => expectWorks("raw client", await rawRead(standin.socket, standin.home)),
   floorOnce: async () => expectWorks("identify-once raw client", await onceRead()),
+  floorWalk: async () => expectWorks("identify-once raw client making C1's calls", await walkingRead()),
   service: async () => expectWorks("providerCard", (await runtime.runPromise(api.providerCard)).value.loggedIn),
   route: () => route(serveAgent),
   bare: () => bareRoute(bareAgent),
@@ -330,6 +345,9 @@ const ratios: Record<Name, number> = {
   "service cpu": cpu.service / cpu.floorOnce,
   "service each p50": p("service", 0.5, "floor"),
   "floor once p50": p("floorOnce", 0.5, "floor"),
+  "service walk p50": p("service", 0.5, "floorWalk"),
+  "service walk cpu": cpu.service / cpu.floorWalk,
+  "floor walk p50": p("floorWalk", 0.5),
   "route p50": p("route", 0.5, "bare"),
   "route p90": p("route", 0.9, "bare"),
   "route new p50": p("routeNew", 0.5, "bareNew"),
@@ -359,6 +377,7 @@ const machine = {
   cpuPerReadMicros: {
     service: Math.round((cpu.service / runs) * 1000),
     identifyOnceClient: Math.round((cpu.floorOnce / runs) * 1000),
+    walkingClient: Math.round((cpu.floorWalk / runs) * 1000),
     buddyServe: Math.round(serverCpu.serve * 1000),
     bareServer: Math.round(serverCpu.bare * 1000)
   },
@@ -403,7 +422,7 @@ if (only !== undefined) {
   // The bare server's and the floors' own ratios are references, not buddy's: shown, never checked.
   const worse = (Object.keys(targets) as Array<Name>).filter((name) => {
     const before = baseline[name]
-    if (before === undefined || name === "bare route p50" || name === "floor once p50") return false
+    if (before === undefined || ["bare route p50", "floor once p50", "floor walk p50"].includes(name)) return false
     return targets[name].better === "lower" ? ratios[name] > before * tolerance : ratios[name] < before / tolerance
   })
   for (const name of worse) {

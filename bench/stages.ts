@@ -49,6 +49,7 @@ const gateway = await Effect.runPromise(
 )
 
 const floorRead = identifyOnceReader(standin.socket, standin.home)
+const walkingFloorRead = identifyOnceReader(standin.socket, standin.home, true)
 const floorParams = { profile_id: endpoint.profileId, instance_id: endpoint.instanceId, purpose: "native-http" }
 const noDeadline: Deadline = { onExpire: () => undefined }
 const decodeUtf8Option = (bytes: Uint8Array) => Either.getRight(decodeUtf8(bytes))
@@ -106,6 +107,7 @@ const walk = locate(standin.home, noDeadline)
 
 const kinds: Record<string, () => Promise<unknown>> = {
   "floor: identify-once read (mint + GET)": floorRead,
+  "floor: the same after C1's three calls (walk + mint + GET)": walkingFloorRead,
   "buddy: providerCard (walk + mint + GET)": () => runtime.runPromise(api.providerCard),
   "minimal Effect: walk + mint + GET, no checks": () => runtime.runPromise(Effect.zipRight(bareWalk, minimalRead)),
   "minimal Effect: mint + GET, no checks": () => runtime.runPromise(minimalRead),

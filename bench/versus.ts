@@ -33,7 +33,13 @@ const reads = Number(process.env.READS ?? 150)
 const root = fileURLToPath(new URL("../", import.meta.url))
 const before = mkdtempSync(join(tmpdir(), "buddy-versus-"))
 process.on("exit", () => rmSync(before, { recursive: true, force: true }))
-execFileSync("sh", ["-c", `git -C "${root}" archive "${rev}" src fixtures | tar -x -C "${before}"`])
+// Its package.json and tsconfig.json too: without `"type": "module"` beside it, tsx loads the
+// revision's src/ as CommonJS, and with it Effect's CommonJS build, which made the same code measure
+// 7–25 % slower than the working tree's (D47.11).
+execFileSync("sh", [
+  "-c",
+  `git -C "${root}" archive "${rev}" src fixtures package.json tsconfig.json | tar -x -C "${before}"`
+])
 symlinkSync(join(root, "node_modules"), join(before, "node_modules"))
 
 const load = async (dir: string): Promise<Services> => ({
@@ -57,6 +63,7 @@ const reader = async (services: Services) => {
 }
 const kinds: Record<string, () => Promise<unknown>> = {
   floor: identifyOnceReader(standin.socket, standin.home),
+  "floor making C1's three calls": identifyOnceReader(standin.socket, standin.home, true),
   "raw client identifying at every read": () => rawRead(standin.socket, standin.home),
   [rev]: await reader(await load(before)),
   "working tree": await reader(await load(root))

@@ -14,6 +14,7 @@ import type { GatewayReason } from "../schema/reasons.js"
 import { BuddyConfig } from "../services/BuddyConfig.js"
 import { GatewaySocket, GatewaySocketLive } from "../services/GatewaySocket.js"
 import { ownUid } from "../services/private-directory.js"
+import { identifyRequest } from "../services/Ticket.js"
 
 export interface HomeUsed {
   readonly path: string
@@ -75,7 +76,7 @@ const decodeState = Schema.decodeUnknownEither(Schema.Struct({ state: GatewaySta
 
 /** The state the gateway for `home` reports now, asked with one more identify (C2 allows it), if it answers one. */
 const gatewayState = (home: HomeUsed): Effect.Effect<Option.Option<GatewayState>> =>
-  Effect.flatMap(GatewaySocket, (socket) => socket.exchange({ protocol: 1, id: 1, verb: "identify" }, 512 * 1024)).pipe(
+  Effect.flatMap(GatewaySocket, (socket) => socket.exchange(identifyRequest, 512 * 1024)).pipe(
     Effect.map(({ reply }) => (reply.ok ? Either.getRight(decodeState(reply.result)) : Option.none())),
     Effect.map(Option.map(({ state }) => state)),
     Effect.orElseSucceed(() => Option.none<GatewayState>()),

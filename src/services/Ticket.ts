@@ -3,7 +3,7 @@
 // Redacted value, handed to the one request it is for, and is never stored. The last identify is
 // kept in memory, for the one reuse C2 allows a status read (D47).
 import { Clock, Context, Duration, Effect, Either, Layer, Option, Redacted, Ref, Schema } from "effect"
-import type { TicketParams } from "../schema/control.js"
+import type { ControlRequest, TicketParams } from "../schema/control.js"
 import { IdentifyResult, OAuthCancelContract, SessionAuthority, TicketResult } from "../schema/control.js"
 import { type ApiOrigin, parseApiOrigin } from "./api-origin.js"
 import { BuddyConfig } from "./BuddyConfig.js"
@@ -77,6 +77,31 @@ export const endpointOf = (
     } satisfies Endpoint
   })
 
+/** identify's request, one value: GatewaySocket encodes its line once (D47.11). */
+export const identifyRequest: ControlRequest = { protocol: 1, id: 1, verb: "identify" }
+
+type TicketRequest = Extract<ControlRequest, { readonly verb: "session-ticket" }>
+
+/**
+ * The session-ticket request for an identify, made once per endpoint: every mint from one identify
+ * sends the same line, so GatewaySocket encodes it once, not at every read (D47.11).
+ */
+const ticketRequests = new WeakMap<Endpoint, TicketRequest>()
+
+const ticketRequestFor = (endpoint: Endpoint): TicketRequest => {
+  const kept = ticketRequests.get(endpoint)
+  // Stryker disable next-line ConditionalExpression: without the kept request an equal one is made; only slower
+  if (kept !== undefined) return kept
+  const params: TicketParams = {
+    profile_id: endpoint.profileId,
+    instance_id: endpoint.instanceId,
+    purpose: "native-http"
+  }
+  const request: TicketRequest = { protocol: 1, id: 1, verb: "session-ticket", params }
+  ticketRequests.set(endpoint, request)
+  return request
+}
+
 export const TicketLive = Layer.effect(
   Ticket,
   Effect.gen(function*() {
@@ -90,7 +115,7 @@ export const TicketLive = Layer.effect(
 
     const identify = Effect.flatMap(Clock.currentTimeNanos, (askedAt) =>
       underLimit(
-        socket.exchange({ protocol: 1, id: 1, verb: "identify" }, config.limits.identifyLine)
+        socket.exchange(identifyRequest, config.limits.identifyLine)
       ).pipe(
         Effect.flatMap(({ located, reply }) =>
           // A gateway that refuses identify does not speak our protocol.
@@ -119,17 +144,10 @@ export const TicketLive = Layer.effect(
 
     const mint = (endpoint: Endpoint) =>
       Effect.gen(function*() {
-        const params: TicketParams = {
-          profile_id: endpoint.profileId,
-          instance_id: endpoint.instanceId,
-          purpose: "native-http"
-        }
+        const request = ticketRequestFor(endpoint)
+        const { params } = request
         // At the socket the identify found: the ticket comes from the gateway it is for.
-        const { reply } = yield* socket.exchangeAt(
-          endpoint.located,
-          { protocol: 1, id: 1, verb: "session-ticket", params },
-          config.limits.ticketLine
-        )
+        const { reply } = yield* socket.exchangeAt(endpoint.located, request, config.limits.ticketLine)
         if (!reply.ok) return yield* Effect.fail(gatewayError("refused"))
         const result = yield* Either.mapLeft(decodeTicket(reply.result), () => gatewayError("malformed"))
         if (result.profile_id !== params.profile_id || result.instance_id !== params.instance_id) {

@@ -93,6 +93,30 @@ describe("C2 the request", () => {
       expect(connection?.received().toString("utf8")).toBe("{\"protocol\":1,\"id\":1,\"verb\":\"identify\"}\n")
     }))
 
+  it.scopedLive("a request value sent again is written again byte for byte, and another value with its own params", () =>
+    Effect.gen(function*() {
+      // Each value's line is encoded once and kept (D47.11): what is kept must be that value's own.
+      const { path, peer } = yield* peerAt(answer(okLine))
+      const mintFor = (instance: string): ControlRequest => ({
+        protocol: 1,
+        id: 1,
+        verb: "session-ticket",
+        params: { profile_id: "default", instance_id: instance, purpose: "native-http" }
+      })
+      const lineFor = (instance: string) =>
+        `{"protocol":1,"id":1,"verb":"session-ticket","params":{"profile_id":"default","instance_id":"${instance}","purpose":"native-http"}}\n`
+      const first = mintFor("inst-1")
+      for (const request of [first, mintFor("inst-2"), first]) {
+        yield* exchangeOn(path, request, 1024, noDeadline)
+        expect(yield* closesWithin(peer.connections.at(-1), 1000)).toBe(true)
+      }
+      expect(peer.connections.map((connection) => connection.received().toString("utf8"))).toStrictEqual([
+        lineFor("inst-1"),
+        lineFor("inst-2"),
+        lineFor("inst-1")
+      ])
+    }))
+
   it.scopedLive("a session-ticket request is written with its params, byte for byte", () =>
     Effect.gen(function*() {
       const { path, peer } = yield* peerAt(answer(okLine))

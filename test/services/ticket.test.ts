@@ -270,6 +270,41 @@ describe("Ticket.mint", () => {
       expect(sent[0]?.at).toStrictEqual(located)
     }))
 
+  it.effect("each identify's mints carry that identify's instance and profile, however they alternate", () =>
+    Effect.gen(function*() {
+      // The request is made once per endpoint and kept (D47.11): what is kept must be that endpoint's.
+      const other = "feed0009000000000000000000000000"
+      const sent: Array<string> = []
+      let identified = 0
+      const socket = GatewaySocket.of({
+        exchange: () =>
+          Effect.sync(() => {
+            identified += 1
+            const served = identified === 1 ? {} : { instance_id: other, served_profiles: [{ profile_id: "p2", home }] }
+            return { located, reply: ok(identifyResult(served)) }
+          }),
+        exchangeAt: (_at, request) =>
+          Effect.sync(() => {
+            sent.push(JSON.stringify(request))
+            const echo = request.verb === "session-ticket"
+              ? { instance_id: request.params.instance_id, profile_id: request.params.profile_id }
+              : {}
+            return { located, reply: ok(ticketResult(echo)) }
+          }),
+        locate: Effect.die("unexpected walk")
+      })
+      const ticket = yield* Effect.provide(
+        Ticket,
+        TicketLive.pipe(Layer.provide(Layer.merge(Layer.succeed(GatewaySocket, socket), BuddyConfig.gatewayLayer({}))))
+      )
+      const first = yield* ticket.identify
+      const second = yield* ticket.identify
+      for (const endpoint of [first, second, first, second]) yield* ticket.mint(endpoint)
+      const line = (instanceId: string, profileId: string) =>
+        `{"protocol":1,"id":1,"verb":"session-ticket","params":{"profile_id":"${profileId}","instance_id":"${instanceId}","purpose":"native-http"}}`
+      expect(sent).toStrictEqual([line(instance, home), line(other, "p2"), line(instance, home), line(other, "p2")])
+    }))
+
   it.effect("the ticket is redacted when printed or serialized", () =>
     Effect.gen(function*() {
       const { ticket } = yield* mintWith(ok(ticketResult()))
