@@ -377,7 +377,14 @@ export const SignInLive = Layer.effect(
       cancel: (handle) => operation("cancel", cancel(handle)),
       signOut: operation("sign-out", signOut),
       // Never "none" while a start is on its way: Hermes may already hold the session it asked for.
-      current: refreshShared.pipe(
+      // Only a sign-in held with its session has anything for the look to poll; with none held, or an
+      // orphan, the look would poll nothing and settle a lock that every way out of holding has
+      // settled already, so it is skipped: two fibers and a permit fewer per read (D47.12).
+      current: Effect.flatMap(
+        Ref.get(held),
+        // Stryker disable next-line ConditionalExpression: the look run every time answers the same; only slower
+        (now) => (now._tag === "Holding" ? refreshShared : Effect.void)
+      ).pipe(
         Effect.zipRight(
           Effect.zipWith(
             Ref.get(held),

@@ -5,7 +5,7 @@
 // the sign-in lock, or it cannot be taken, start and sign-out send nothing to Hermes. Across real
 // processes: test/boundary/holder-lock.test.ts.
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Option, Ref } from "effect"
+import { Effect, Fiber, Layer, Option, Ref } from "effect"
 import { type FakeGateway, makeFakeGateway } from "../../fixtures/fake-gateway.js"
 import { BuddyConfig } from "../../src/services/BuddyConfig.js"
 import { type GatewayError, gatewayError } from "../../src/services/GatewayError.js"
@@ -151,6 +151,23 @@ describe("a status read polls the held sign-in (C5)", () => {
         expect(yield* signIn.current).toBe("none")
         expect(yield* signIn.poll(started.handle)).toStrictEqual({ state: "signed-in" })
         expect(httpLines(fake)).toStrictEqual([START, POLL, POLL])
+      })
+    ))
+
+  it.live("a read that joins the next look while the look on its way ends the sign-in polls nothing itself", () =>
+    withSignIn((fake, signIn) =>
+      Effect.gen(function*() {
+        yield* signIn.start
+        expect(fake.approve(onlyId(fake))).toBe(true)
+        // The first read's poll is held back: the second read arrives while the sign-in is still held,
+        // and joins the look after it, which then finds nothing held (D47.12).
+        fake.fault("poll", { kind: "late", ms: 300 }, 1)
+        const first = yield* Effect.fork(signIn.current)
+        yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 50)))
+        const second = yield* Effect.fork(signIn.current)
+        expect(yield* Fiber.join(first)).toBe("none")
+        expect(yield* Fiber.join(second)).toBe("none")
+        expect(httpLines(fake)).toStrictEqual([START, POLL])
       })
     ))
 
