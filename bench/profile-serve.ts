@@ -6,7 +6,6 @@
 // frames name our functions and Effect's own files, and the summary (bench/profile-summary.mjs)
 // splits the time as bench:profile's does.
 // Start-up is in the profile too (about a tenth of it at 3 000 requests): read its top functions.
-import { build } from "esbuild"
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs"
 import { Agent, request } from "node:http"
@@ -14,6 +13,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { createInterface } from "node:readline"
 import { fileURLToPath } from "node:url"
+import { bundleCli } from "./cli-bundle.js"
 import { serveConfig, startStandin } from "./standin.js"
 
 const requests = Number(process.argv[2] ?? 3000)
@@ -27,18 +27,7 @@ process.on("exit", () => {
   rmSync(work, { recursive: true, force: true })
 })
 
-const bundle = join(root, "bench", `.profile-serve-${process.pid}.cjs`)
-process.on("exit", () => rmSync(bundle, { force: true }))
-await build({
-  entryPoints: [join(root, "src/cli/main.ts")],
-  outfile: bundle,
-  bundle: true,
-  platform: "node",
-  format: "cjs",
-  target: "node20",
-  packages: "external",
-  logLevel: "warning"
-})
+const bundle = await bundleCli(root, join(root, "bench", `.profile-serve-${process.pid}.cjs`))
 const config = serveConfig(work, standin.home)
 const runtimeDirectory = join(work, "runtime")
 const profiles = join(work, "profiles")

@@ -1,13 +1,11 @@
 // `npm run bench:versus-serve -- <rev>`: `buddy serve` of git revision <rev> against the working
-// tree's, in one run. Each is bundled as the CLI is (esbuild, CommonJS, its dependencies left in our
-// node_modules, the bundle written beside this file so that they resolve, and removed afterwards)
-// and started as `buddy serve --config` on a socket of its own, against the gateway stand-in in its
-// own process, beside the bare server (bench/bare-server.mjs). `GET /api/buddy` goes to each in
-// turn, over a kept-alive connection and over a new connection per request, in rounds whose order
-// rotates; each server's CPU per request is read from /proc around its own requests. p50 over the
-// bare server's, the median over rounds. ROUNDS (default 10) and READS (per round and kind, default
+// tree's, in one run. Each is bundled as the CLI is (./cli-bundle.ts) and started as `buddy serve
+// --config` on a socket of its own, against the gateway stand-in in its own process, beside the
+// bare server (bench/bare-server.mjs). `GET /api/buddy` goes to each in turn, over a kept-alive
+// connection and over a new connection per request, in rounds whose order rotates; each server's
+// CPU per request is read from /proc around its own requests. p50 over the bare server's, the
+// median over rounds. ROUNDS (default 10) and READS (per round and kind, default
 // 150) lengthen or shorten it.
-import { build } from "esbuild"
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs"
 import { Agent, request } from "node:http"
@@ -15,6 +13,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { createInterface } from "node:readline"
 import { fileURLToPath } from "node:url"
+import { bundleCli } from "./cli-bundle.js"
 import { quantile } from "./interleave.js"
 import { serveConfig, startChild, startStandin } from "./standin.js"
 
@@ -25,11 +24,9 @@ const reads = Number(process.env.READS ?? 150)
 const root = fileURLToPath(new URL("../", import.meta.url))
 const work = mkdtempSync(join(tmpdir(), "buddy-versus-serve-"))
 const children: Array<ChildProcess> = []
-const bundles: Array<string> = []
 const cleanUps: Array<() => void> = []
 process.on("exit", () => {
   children.forEach((child) => child.kill("SIGKILL"))
-  bundles.forEach((bundle) => rmSync(bundle, { force: true }))
   cleanUps.forEach((cleanUp) => cleanUp())
   rmSync(work, { recursive: true, force: true })
 })
@@ -44,22 +41,9 @@ execFileSync("sh", [
 ])
 symlinkSync(join(root, "node_modules"), join(before, "node_modules"))
 
-/** The CLI of the tree at `dir`, bundled as dist/buddy.js is but not minified, written beside this file. */
-const bundled = async (dir: string, name: string) => {
-  const outfile = join(root, "bench", `.versus-serve-${process.pid}-${name}.cjs`)
-  bundles.push(outfile)
-  await build({
-    entryPoints: [join(dir, "src/cli/main.ts")],
-    outfile,
-    bundle: true,
-    platform: "node",
-    format: "cjs",
-    target: "node20",
-    packages: "external",
-    logLevel: "warning"
-  })
-  return outfile
-}
+/** The CLI of the tree at `dir`, bundled beside this file (./cli-bundle.ts). */
+const bundled = (dir: string, name: string) =>
+  bundleCli(dir, join(root, "bench", `.versus-serve-${process.pid}-${name}.cjs`))
 
 const standin = await startStandin()
 cleanUps.push(() => standin.close())
