@@ -2,16 +2,29 @@
 // from the same table and Schemas the app answers from (src/schema/routes.ts), it decodes every
 // answer into a closed result and never throws on one. It relies on what a browser sends by itself
 // on a same-origin fetch (Origin, Sec-Fetch-Site, the Launchpad's cookie): it never sets those.
-// Browser-safe: it imports only `effect`, never Node (docs/decisions.md D20), and of effect only
-// Option: the table reaches it as wire.ts, generated from the Schemas, and only the Schemas' types
-// are imported from them (D45).
-import type { BuddyAnswer, CancelAnswer, PollAnswer, SignOutAnswer, StartAnswer } from "../schema/routes.js"
-import { type AnswerOf, decodeAnswer, type Refusal, type Result, type Trouble } from "./decode.js"
+// Browser-safe and alone: it imports nothing, neither Node (docs/decisions.md D20) nor effect, so a
+// front end with only @lazurio/buddy installed bundles it, with types that name nothing else (D49).
+// The table reaches it as wire.ts and its types as answers.ts, both generated from the Schemas (D45).
+import type { BuddyAnswer, CancelAnswer, PollAnswer, SignOutAnswer, StartAnswer } from "./answers.js"
+import { type AnswerOf, decodeAnswer, readBody, type Refusal, type Result, type Trouble } from "./decode.js"
 import type { OperationId, WireOperation } from "./shape.js"
 import { apiRoot, operations } from "./wire.js"
 
-export type { BlockedReason, BuddyState, GatewayReason, SignInState } from "../schema/reasons.js"
-export type { BuddyAnswer, CancelAnswer, PlainError, PollAnswer, SignOutAnswer, StartAnswer } from "../schema/routes.js"
+export type {
+  BlockedReason,
+  BuddyAnswer,
+  BuddyState,
+  CancelAnswer,
+  DeniedReason,
+  GatewayReason,
+  Locale,
+  PlainError,
+  PollAnswer,
+  SignInEnding,
+  SignInState,
+  SignOutAnswer,
+  StartAnswer
+} from "./answers.js"
 export type { Refusal, Result, Trouble }
 
 export type StatusResult = Result<BuddyAnswer>
@@ -32,6 +45,7 @@ export interface FetchInit {
   readonly cache: "no-store"
 }
 export interface FetchResponse {
+  /** 0 for a redirect a browser does not follow (`redirect: "manual"` gives an opaque redirect). */
   readonly status: number
   text(): Promise<string>
 }
@@ -52,20 +66,20 @@ export const defaultPollInterval = 5_000
 
 export interface BuddyClientOptions {
   /** Where the app is mounted, without a trailing slash: C6's `/api/buddy` unless the Launchpad moved it. */
-  readonly root?: string
+  readonly root?: string | undefined
   /** The page's own `fetch` unless given (tests give Node's, with the headers a browser would add). */
-  readonly fetch?: Fetch
+  readonly fetch?: Fetch | undefined
   /** Milliseconds between `hold`'s polls. */
-  readonly pollInterval?: number
+  readonly pollInterval?: number | undefined
 }
 
 export interface HoldOptions {
   /** Called with each poll's result that differs from the one before (the first included). */
-  readonly onChange?: (result: PollResult) => void
+  readonly onChange?: ((result: PollResult) => void) | undefined
   /** Stops holding (between polls); it cancels nothing: `cancel` does. */
-  readonly signal?: StopSignal
+  readonly signal?: StopSignal | undefined
   /** Milliseconds between polls, for this hold. */
-  readonly interval?: number
+  readonly interval?: number | undefined
 }
 
 export interface BuddyClient {
@@ -78,8 +92,10 @@ export interface BuddyClient {
   readonly signOut: () => Promise<SignOutResult>
   /**
    * Polls every interval until Hermes ends the sign-in (any state but pending) or nothing is left
-   * to hold (the handle is not the holder's, the request itself is refused); a gateway that does
-   * not answer, a failed request or an unknown answer only waits for the next poll, as the CLI does.
+   * to hold (the handle is not the holder's, the request itself is refused, the Launchpad's front
+   * door answers instead of buddy); a gateway that does not answer, a failed request or an unknown
+   * answer only waits for the next poll, as the CLI does, each such wait twice the one before, up to
+   * `maxPollBackoff` (D49).
    */
   readonly hold: (handle: string, options?: HoldOptions) => Promise<PollResult | Stopped>
 }
@@ -92,6 +108,7 @@ const settles = (result: PollResult): boolean => {
     case "blocked":
       return result.reason === "sign-in-unknown"
     case "denied":
+    case "front-door":
       return true
     case "error":
       return result.error !== "operation-failed"
@@ -116,6 +133,17 @@ const sleep = (ms: number, signal: StopSignal | undefined) =>
   })
 
 const networkFailed: Trouble = { kind: "network-failed" }
+
+/**
+ * The longest wait between two polls while the gateway is unavailable (or no answer comes): each such
+ * poll doubles the wait, from the interval up to this, and a poll that is answered again resets it.
+ * Buddy's page stays patient without asking a stopped gateway every 5 s for 15 minutes (D49).
+ */
+export const maxPollBackoff = 30_000
+
+/** Whether this result says only that nothing could be asked now: the next poll waits longer. */
+const unanswered = (result: PollResult) =>
+  result.kind === "unavailable" || result.kind === "network-failed" || result.kind === "unknown-answer"
 
 export const makeBuddyClient = (options: BuddyClientOptions = {}): BuddyClient => {
   const root = options.root ?? apiRoot
@@ -143,7 +171,7 @@ export const makeBuddyClient = (options: BuddyClientOptions = {}): BuddyClient =
       .then(
         (response) =>
           response.text().then(
-            (text) => decodeAnswer(operation, response.status, text),
+            (text) => readBody(text).then((read) => decodeAnswer(operation, response.status, read)),
             (): Result<AnswerOf<Id>> => networkFailed
           ),
         (): Result<AnswerOf<Id>> => networkFailed
@@ -160,12 +188,14 @@ export const makeBuddyClient = (options: BuddyClientOptions = {}): BuddyClient =
     signOut: () => ask(operations.signOut),
     hold: async (handle, { interval = pollInterval, onChange, signal } = {}) => {
       let last: string | undefined
-      while (await sleep(interval, signal)) {
+      let wait = interval
+      while (await sleep(wait, signal)) {
         const result = await poll(handle)
         const seen = JSON.stringify(result)
         if (seen !== last) onChange?.(result)
         last = seen
         if (settles(result)) return result
+        wait = unanswered(result) ? Math.min(wait * 2, Math.max(maxPollBackoff, interval)) : interval
       }
       return { kind: "stopped" }
     }

@@ -3,8 +3,9 @@
 // them, generated from the Schemas' AST (scripts/client-wire.ts); `decode` follows effect's own
 // parser (ParseResult, `onExcessProperty: "error"`) node by node, and test/fuzz/client-answers.test.ts
 // proves the two give the same verdict and the same value on valid answers and their near-misses.
-import * as Option from "effect/Option"
-import type { operations, RefusalName } from "../schema/routes.js"
+import type { OperationId, RefusalName } from "./answers.js"
+
+export type { OperationId }
 
 export type Shape =
   /** One of these strings (Schema.Literal, and a Union of literals). */
@@ -25,9 +26,6 @@ export interface Field {
   readonly shape: Shape
 }
 
-/** The route table's operations, by name (only their types reach the client). */
-export type OperationId = keyof typeof operations
-
 /** What the client knows of one operation (wire.ts). */
 export interface WireOperation {
   readonly operationId: OperationId
@@ -43,45 +41,45 @@ const isRecord = (input: unknown): input is Readonly<Record<string, unknown>> =>
   typeof input === "object" && input !== null && !Array.isArray(input)
 
 /**
- * What `shape` makes of `input` (a parsed JSON value): the decoded value, or none. A struct's value
+ * A value a decoder found, boxed so that a found `undefined` (an absent required field an Unknown
+ * takes, as effect's parser does) differs from nothing found (`undefined`). The client imports
+ * nothing, effect's Option included: a front end with only @lazurio/buddy installed bundles it.
+ */
+export type Found = { readonly value: unknown } | undefined
+
+/**
+ * What `shape` makes of `input` (a parsed JSON value): the decoded value, or nothing. A struct's value
  * is a new object with its fields in the shape's order, then (with `rest`) the others in the input's.
  */
-export const decode = (shape: Shape, input: unknown): Option.Option<unknown> => {
+export const decode = (shape: Shape, input: unknown): Found => {
   switch (shape.type) {
     case "literal":
-      return shape.of.some((literal) => literal === input) ? Option.some(input) : Option.none()
+      return shape.of.some((literal) => literal === input) ? { value: input } : undefined
     case "string":
-      return typeof input === "string" && (shape.pattern?.test(input) ?? true) ? Option.some(input) : Option.none()
+      return typeof input === "string" && (shape.pattern?.test(input) ?? true) ? { value: input } : undefined
     case "unknown":
-      return Option.some(input)
+      return { value: input }
     case "union":
-      return shape.of.reduce<Option.Option<unknown>>(
-        (found, member) => Option.orElse(found, () => decode(member, input)),
-        Option.none()
-      )
+      return shape.of.reduce<Found>((found, member) => found ?? decode(member, input), undefined)
     case "struct":
-      return isRecord(input) ? struct(shape.fields, shape.rest, input) : Option.none()
+      return isRecord(input) ? struct(shape.fields, shape.rest, input) : undefined
   }
 }
 
-const struct = (
-  fields: ReadonlyArray<Field>,
-  rest: boolean,
-  input: Readonly<Record<string, unknown>>
-): Option.Option<unknown> => {
+const struct = (fields: ReadonlyArray<Field>, rest: boolean, input: Readonly<Record<string, unknown>>): Found => {
   const named = (key: string) => fields.some(({ name }) => name === key)
-  if (!rest && !Object.keys(input).every(named)) return Option.none()
+  if (!rest && !Object.keys(input).every(named)) return undefined
   const output: Record<string, unknown> = {}
   for (const { name, optional, shape } of fields) {
     // As effect's parser: an absent field is skipped when optional, else its (undefined) value is checked.
     if (optional && !Object.hasOwn(input, name)) continue
-    const value = decode(shape, input[name])
-    if (Option.isNone(value)) return Option.none()
-    output[name] = value.value
+    const found = decode(shape, input[name])
+    if (found === undefined) return undefined
+    output[name] = found.value
   }
   // Plain assignment, as effect's parser does it (a `__proto__` member sets the prototype there too).
   if (rest) {
     for (const key of Object.keys(input)) if (!named(key)) output[key] = input[key]
   }
-  return Option.some(output)
+  return { value: output }
 }

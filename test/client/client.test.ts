@@ -3,15 +3,15 @@
 // request (the page's origin before the path, Origin on a POST, Sec-Fetch-Site), so the client is
 // seen to set none of it. Every known answer becomes its closed result, 403 to 503 included, and
 // neither a failed request nor an unknown answer throws. `hold` polls until Hermes ends it.
-import { describe, expect, it } from "@effect/vitest"
+import { afterEach, describe, expect, it, vi } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import * as fsp from "node:fs/promises"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import * as path from "node:path"
 import { makeFakeGateway } from "../../fixtures/fake-gateway.js"
-import { decodeAnswer } from "../../src/client/decode.js"
-import { type Fetch, type FetchInit, makeBuddyClient, type PollResult } from "../../src/client/index.js"
+import { readBody } from "../../src/client/decode.js"
+import { type Fetch, type FetchInit, makeBuddyClient, maxPollBackoff, type PollResult } from "../../src/client/index.js"
 import { operations } from "../../src/schema/routes.js"
 import { BuddyConfig } from "../../src/services/BuddyConfig.js"
 import { SignIn } from "../../src/services/SignIn.js"
@@ -25,6 +25,7 @@ import {
   hermesHttp
 } from "../http/support/fake.js"
 import { emptyHome, hostedConfig, LAUNCHPAD, serve, serveWith } from "../http/support/server.js"
+import { bodyOfText, decodeText as decodeAnswer } from "./support/decode-text.js"
 
 const CODE = "ABCD-EFGHK"
 const PAGE = "https://auth.openai.com/codex/device"
@@ -258,6 +259,137 @@ describe("buddy/client with no answer it knows", () => {
     }))
 })
 
+describe("the Launchpad's front door answering instead of buddy (C10)", () => {
+  it.scopedLive("a 401, a 403 not buddy's, a redirect, a 200 page of HTML are front-door; a proxy's 502 page is not", () =>
+    Effect.gen(function*() {
+      const cases: ReadonlyArray<readonly [number, string, "front-door" | "unknown-answer"]> = [
+        [401, "{\"error\":\"denied\",\"reason\":\"cookie-invalid\"}", "front-door"],
+        [401, "", "front-door"],
+        [403, "<html><body>Sign in to Lazurio</body></html>", "front-door"],
+        [302, "", "front-door"],
+        [303, "<a href=\"/login\">See other</a>", "front-door"],
+        [200, "\n  <!doctype html><title>Lazurio</title>", "front-door"],
+        [502, "<html>Bad Gateway</html>", "unknown-answer"],
+        [200, "Sign in", "unknown-answer"]
+      ]
+      for (const [status, body, kind] of cases) {
+        const port = yield* answering(status, body)
+        const buddy = makeBuddyClient({ fetch: (url, init) => fetch(`http://127.0.0.1:${port}${url}`, init) })
+        for (const operation of ["status", "start", "signOut"] as const) {
+          expect(yield* call((): Promise<unknown> => buddy[operation]()), `${status} ${body}`).toStrictEqual({
+            kind,
+            status
+          })
+        }
+      }
+      // A browser's opaque redirect (`redirect: "manual"`) has status 0.
+      const opaque = makeBuddyClient({ fetch: () => Promise.resolve({ status: 0, text: () => Promise.resolve("") }) })
+      expect(yield* call(opaque.status)).toStrictEqual({ kind: "front-door", status: 0 })
+    }))
+
+  it.scopedLive("hold stops on it, polling no more", () =>
+    Effect.gen(function*() {
+      let polls = 0
+      const answers = [
+        { status: 200, text: JSON.stringify({ kind: "sign-in", state: "pending", code: CODE, page: PAGE }) },
+        { status: 302, text: "" }
+      ]
+      const buddy = makeBuddyClient({
+        pollInterval: 5,
+        fetch: () =>
+          Promise.resolve(answers[Math.min(polls++, 1)]!).then(({ status, text }) => ({
+            status,
+            text: () => Promise.resolve(text)
+          }))
+      })
+      const changes: Array<PollResult> = []
+      const ended = yield* call(() => buddy.hold(OTHER, { onChange: (result) => changes.push(result) }))
+      expect(ended).toStrictEqual({ kind: "front-door", status: 302 })
+      expect(changes).toStrictEqual([{ kind: "sign-in", state: "pending", code: CODE, page: PAGE }, ended])
+      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 50)))
+      expect(polls).toBe(2)
+    }))
+
+  it("the body a response is read as is JSON or text, as the tests' synchronous reading says", async () => {
+    for (const text of ["{\"a\":1}", "[]", "null", "<html>", "", "{\"a\":", "  1 "]) {
+      expect(await readBody(text), text).toStrictEqual(bodyOfText(text))
+    }
+    expect(await readBody("{\"a\":1}")).toStrictEqual({ json: { a: 1 } })
+    expect(await readBody("<p>")).toStrictEqual({ text: "<p>" })
+  })
+})
+
+describe("buddy/client hold backs off while nothing can be asked (D49)", () => {
+  afterEach(() => {
+    vi.useRealTimers()
+  })
+
+  it("doubles its wait at each unavailable, failed or unknown poll, up to 30 s, and an answer resets it", async () => {
+    vi.useFakeTimers()
+    const unavailable = { status: 503, text: "{\"error\":\"buddy-unavailable\",\"reason\":\"not-running\"}" }
+    const pending = { status: 200, text: JSON.stringify({ kind: "sign-in", state: "pending", code: CODE, page: PAGE }) }
+    const ended = { status: 200, text: "{\"kind\":\"sign-in\",\"state\":\"expired\"}" }
+    const script: Array<{ readonly status: number; readonly text: string } | "reject"> = [
+      unavailable,
+      "reject",
+      { status: 418, text: "?" },
+      unavailable,
+      unavailable,
+      unavailable,
+      unavailable,
+      pending,
+      unavailable,
+      pending,
+      ended
+    ]
+    const at: Array<number> = []
+    const started = Date.now()
+    const buddy = makeBuddyClient({
+      pollInterval: 1_000,
+      fetch: () => {
+        at.push(Date.now() - started)
+        const next = script.shift()
+        return next === undefined || next === "reject"
+          ? Promise.reject(new Error("offline"))
+          : Promise.resolve({ status: next.status, text: () => Promise.resolve(next.text) })
+      }
+    })
+    const held = buddy.hold(OTHER)
+    await vi.advanceTimersByTimeAsync(200_000)
+    expect(await held).toStrictEqual({ kind: "sign-in", state: "expired" })
+    const waits = at.map((time, index) => time - (at[index - 1] ?? 0))
+    expect(waits).toStrictEqual([1_000, 2_000, 4_000, 8_000, 16_000, 30_000, 30_000, 30_000, 1_000, 2_000, 1_000])
+    expect(maxPollBackoff).toBe(30_000)
+  })
+
+  it("never waits less than its own interval, however long that is", async () => {
+    vi.useFakeTimers()
+    const at: Array<number> = []
+    let polls = 0
+    const buddy = makeBuddyClient({
+      pollInterval: 40_000,
+      fetch: () => {
+        at.push(Date.now())
+        polls += 1
+        return Promise.resolve({
+          status: polls < 3 ? 503 : 200,
+          text: () =>
+            Promise.resolve(
+              polls < 3
+                ? "{\"error\":\"buddy-unavailable\",\"reason\":\"timeout\"}"
+                : "{\"kind\":\"sign-in\",\"state\":\"lost\"}"
+            )
+        })
+      }
+    })
+    const start = Date.now()
+    const held = buddy.hold(OTHER)
+    await vi.advanceTimersByTimeAsync(200_000)
+    expect(await held).toStrictEqual({ kind: "sign-in", state: "lost" })
+    expect(at.map((time) => time - start)).toStrictEqual([40_000, 80_000, 120_000])
+  })
+})
+
 describe("buddy/client hold", () => {
   it.scopedLive("polls until Hermes ends the sign-in, telling each change; a gateway that fails once only waits", () =>
     Effect.gen(function*() {
@@ -351,7 +483,8 @@ describe("buddy serve's own refusals, as the client decodes them (D36)", () => {
       kind: "unknown-answer",
       status: 400
     })
+    // A 403 buddy does not give this operation is the front door's, whatever it says (C10).
     expect(decodeAnswer(operations.status, 403, "{\"error\":\"denied\",\"reason\":\"origin-mismatch\"}"))
-      .toStrictEqual({ kind: "unknown-answer", status: 403 })
+      .toStrictEqual({ kind: "front-door", status: 403 })
   })
 })

@@ -2,9 +2,9 @@
 // Schemas with excess properties an error. test/fuzz/client-answers.test.ts proves the same against
 // the Schemas on generated answers; these are the cases a reader looks for, spelt out.
 import { describe, expect, it } from "vitest"
-import { decodeAnswer } from "../../src/client/decode.js"
 import { makeBuddyClient } from "../../src/client/index.js"
 import { operations } from "../../src/schema/routes.js"
+import { decodeText as decodeAnswer } from "./support/decode-text.js"
 
 const HANDLE = "0123456789abcdef0123456789abcdef"
 const started = { kind: "sign-in", state: "pending", handle: HANDLE, code: "ABCD-EFGHK", page: "https://x" }

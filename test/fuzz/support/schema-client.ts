@@ -3,7 +3,7 @@
 // and refusal Schema, excess properties an error) and the table's statuses. The client now checks
 // against shapes generated from those Schemas; test/fuzz/client-answers.test.ts holds the two equal.
 import { Either, Schema } from "effect"
-import { refusalOf, type Result, type Trouble } from "../../../src/client/decode.js"
+import { refusalOf, type Result, type Trouble, troubleOf } from "../../../src/client/decode.js"
 import {
   BlockedAnswer,
   DeniedAnswer,
@@ -15,6 +15,7 @@ import {
   serverRefusals,
   UnavailableAnswer
 } from "../../../src/schema/routes.js"
+import { bodyOfText } from "../../client/support/decode-text.js"
 
 export const strict = { onExcessProperty: "error" } as const
 
@@ -24,11 +25,13 @@ const decodeRefusal = Schema.decodeUnknownEither(Schema.parseJson(RefusalAnswer)
 
 // How a refusal body becomes a result is the client's own `refusalOf`, not the Schemas': shared, and
 // pinned answer by answer against the real app in test/client/client.test.ts.
-export { refusalOf }
+export { refusalOf, troubleOf }
 
 /** What the Schemas make of an answer of `operation`: the client's result before D45. */
 export const decodeBySchema = (operation: Operation, status: number, text: string): Result<unknown> => {
-  const unknown: Trouble = { kind: "unknown-answer", status }
+  // What is none of the table's answers the client classes by itself (the front door, or unknown):
+  // not a matter of the Schemas, so the oracle shares the client's `troubleOf`.
+  const unknown: Trouble = troubleOf(status, bodyOfText(text))
   if (status === 200) {
     return Either.getOrElse(
       Schema.decodeUnknownEither(Schema.parseJson(operation.success), strict)(text),
