@@ -4,12 +4,19 @@
 import { Schema } from "effect"
 import { readFileSync } from "node:fs"
 import { describe, expect, it } from "vitest"
-import { shapeOf, wireSource } from "../../scripts/client-wire.js"
+import { answersSource, shapeOf, wireSource } from "../../scripts/client-wire.js"
 
 describe("src/client/wire.ts", () => {
   it("is what the route table generates now (else run `npx tsx scripts/client-wire.ts`)", () => {
     const written = readFileSync(new URL("../../src/client/wire.ts", import.meta.url), "utf8")
     expect(written).toBe(wireSource())
+  })
+})
+
+describe("src/client/answers.ts", () => {
+  it("is what the route table generates now (else run `npx tsx scripts/client-wire.ts`)", () => {
+    const written = readFileSync(new URL("../../src/client/answers.ts", import.meta.url), "utf8")
+    expect(written).toBe(answersSource())
   })
 })
 
