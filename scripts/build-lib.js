@@ -17,6 +17,8 @@ const lib = `${root}dist/lib/`
 const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc")
 
 execFileSync(process.execPath, [tsc, "-p", "tsconfig.build.json"], { cwd: root, stdio: "inherit" })
+// The card (`@lazurio/buddy/element`) with the DOM's types, beside the client it is built on (D49).
+execFileSync(process.execPath, [tsc, "-p", "tsconfig.build-element.json"], { cwd: root, stdio: "inherit" })
 
 const names = Object.keys(await import(pathToFileURL(`${lib}index.js`).href))
 const header =
