@@ -33,7 +33,7 @@ import { fileURLToPath } from "node:url"
 import { BuddyConfig } from "../src/services/BuddyConfig.js"
 import { HermesApi } from "../src/services/HermesApi.js"
 import { GatewayLive } from "../src/services/layers.js"
-import { grown, measureClient, storedClient, withClientBlock } from "./client-size.js"
+import { grown, measureBoth, storedSizes, withClientBlock } from "./client-size.js"
 import { identifyOnceReader, rawRead } from "./floor.mjs"
 import { type Child, serveConfig, startChild, startStandin } from "./standin.js"
 import { startRatios } from "./start-ratios.mjs"
@@ -53,26 +53,31 @@ const part = (name: "latency" | "throughput" | "cli") => only === undefined || o
 /** How much worse than the stored figure a ratio may get before `--check` fails. */
 const tolerance = 1.25
 
-// The browser client's size first: it needs no stand-in, no build and no quiet machine.
-const client = await measureClient(root)
+// The browser client's and the card's sizes first: they need no stand-in, no build and no quiet machine.
+const sizes = await measureBoth(root)
 process.stderr.write(
-  `bench: the browser client: ${client.size.minified} bytes minified, ${client.size.gzipped} gzipped\n`
+  `bench: the browser client: ${sizes.client.minified} bytes minified, ${sizes.client.gzipped} gzipped; ` +
+    `the card with it: ${sizes.card.minified} minified, ${sizes.card.gzipped} gzipped\n`
 )
 
-/** Writes the client's sizes into docs/performance.md, or (`--check`) fails when one grew more than 25 %. */
+/** Writes both sizes into docs/performance.md, or (`--check`) fails when one grew more than 25 %. */
 const settleClient = () => {
   const text = readFileSync(doc, "utf8")
-  if (!check) return writeFileSync(doc, withClientBlock(text, client.size, root))
-  const stored = storedClient(text)
-  if (stored === undefined) {
-    throw new Error("docs/performance.md holds no client size: run `npm run bench -- --client-size` first")
+  if (!check) return writeFileSync(doc, withClientBlock(text, sizes, root))
+  const stored = storedSizes(text)
+  const { card, client } = stored ?? {}
+  if (client === undefined || card === undefined) {
+    throw new Error("docs/performance.md holds no client and card sizes: run `npm run bench -- --client-size` first")
   }
-  const worse = grown(stored, client.size, tolerance)
-  for (const name of worse) {
-    console.error(`regressed: the client ${name}, ${client.size[name]} bytes against ${stored[name]} stored`)
+  let worse = 0
+  for (const [bundle, kept] of [["client", client], ["card", card]] as const) {
+    for (const name of grown(kept, sizes[bundle], tolerance)) {
+      console.error(`regressed: the ${bundle} ${name}, ${sizes[bundle][name]} bytes against ${kept[name]} stored`)
+      worse += 1
+    }
   }
-  if (worse.length > 0) process.exitCode = 1
-  else console.log("bench:check: the client's size no more than 25 % over docs/performance.md")
+  if (worse > 0) process.exitCode = 1
+  else console.log("bench:check: the client's and the card's sizes no more than 25 % over docs/performance.md")
 }
 if (process.argv.includes("--client-size")) {
   settleClient()

@@ -106,7 +106,7 @@ export const defineCard = (name = "buddy-sign-in"): boolean => {
     name,
     class BuddySignIn extends HTMLElement {
       static get observedAttributes() {
-        return ["root", "locale"]
+        return ["root", "locale", "poll-interval"]
       }
 
       readonly #shadow: ShadowRoot
@@ -156,6 +156,15 @@ export const defineCard = (name = "buddy-sign-in"): boolean => {
         this.setAttribute("locale", value)
       }
 
+      /**
+       * Milliseconds between polls of a held sign-in: C6's 5 000 unless set (a demo or a test may ask
+       * for less, never under 100).
+       */
+      get pollInterval(): number {
+        const set = Number(this.getAttribute("poll-interval"))
+        return Number.isFinite(set) && set >= 100 ? set : 5_000
+      }
+
       /** The card's closed state, as its last change event carried it. */
       get state() {
         return changeOf(this.#view)
@@ -174,6 +183,7 @@ export const defineCard = (name = "buddy-sign-in"): boolean => {
 
       attributeChangedCallback(name: string, before: string | null, after: string | null) {
         if (before === after) return
+        if (name === "poll-interval") return
         if (name === "root") {
           this.#stopHolding()
           this.#client = makeBuddyClient({ root: after ?? undefined })
@@ -228,6 +238,7 @@ export const defineCard = (name = "buddy-sign-in"): boolean => {
         const holding = new AbortController()
         this.#holding = holding
         const ended = await this.#client.hold(handle, {
+          interval: this.pollInterval,
           signal: holding.signal,
           onChange: (result) => {
             if (!holding.signal.aborted) this.#show(fromPoll(result, this.#view))
