@@ -22,6 +22,7 @@ import {
 } from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { gzipSync } from "node:zlib"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import {
   copiesOf,
@@ -442,6 +443,78 @@ export const refusedConfig: Effect.Effect<unknown, ConfigInvalid> = BuddyConfig.
     expect(code.length).toBeGreaterThan(0)
     expect(code).not.toMatch(/["']node:/)
   }, 30_000)
+})
+
+describe("a front end with nothing but @lazurio/buddy installed (issue 37, D49)", () => {
+  /** The README's client snippet, as it is written there. */
+  const readmeSnippet = () => {
+    const readme = readFileSync(path.join(root, "README.md"), "utf8")
+    const snippet = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1] ?? "").find((code) =>
+      code.includes("@lazurio/buddy/client")
+    )
+    expect(snippet).toBeDefined()
+    return snippet ?? ""
+  }
+  const frontEnd = { module: "ESNext", moduleResolution: "Bundler", lib: ["ES2023", "DOM"], types: [], skipLibCheck: false }
+
+  it("bundles /element and /client with esbuild, together at most 12 KB gzipped, nothing but buddy in it", async () => {
+    const front = await scratchProject(temp, "front", [tarball])
+    expect(readdirSync(path.join(front, "node_modules")).filter((name) => !name.startsWith("."))).toStrictEqual([
+      "@lazurio"
+    ])
+    writeFileSync(
+      path.join(front, "page.js"),
+      "import \"@lazurio/buddy/element\"\nexport { makeBuddyClient } from \"@lazurio/buddy/client\"\n"
+    )
+    const bundled = await build({
+      absWorkingDir: front,
+      entryPoints: ["page.js"],
+      bundle: true,
+      minify: true,
+      format: "esm",
+      platform: "browser",
+      write: false,
+      metafile: true,
+      logLevel: "silent"
+    })
+    const code = bundled.outputFiles[0]?.contents ?? new Uint8Array()
+    expect(gzipSync(code, { level: 9 }).length).toBeLessThanOrEqual(12_000)
+    const inputs = Object.keys(bundled.metafile.inputs)
+    expect(inputs.filter((file) => !file.startsWith("node_modules/@lazurio/buddy/dist/lib/") && file !== "page.js"))
+      .toStrictEqual([])
+  }, 120_000)
+
+  it("type-checks the README's snippet and the card with skipLibCheck off, its types exact (no `any`)", async () => {
+    const front = path.join(temp, "front")
+    writeFileSync(path.join(front, "snippet.ts"), `${readmeSnippet()}\nexport {}\n`)
+    writeFileSync(
+      path.join(front, "card.ts"),
+      [
+        "import { changeEvent, type Change } from \"@lazurio/buddy/element\"",
+        "import { makeBuddyClient, type BuddyState } from \"@lazurio/buddy/client\"",
+        "const card = document.createElement(\"buddy-sign-in\")",
+        "card.addEventListener(changeEvent, (event) => {",
+        "  const change = (event as CustomEvent<Change>).detail",
+        "  if (change.view === \"buddy\") { const state: BuddyState = change.state; console.log(state) }",
+        "})",
+        "const status = await makeBuddyClient({ root: undefined, pollInterval: undefined }).status()",
+        "if (status.kind === \"buddy\") { const state: BuddyState = status.state; console.log(state) }",
+        "export {}"
+      ].join("\n")
+    )
+    expect(await typeCheck(front, ["snippet.ts", "card.ts"], frontEnd)).toBe("clean")
+    // Exact: a state is not a number, and a result is not any member one likes.
+    writeFileSync(
+      path.join(front, "wrong.ts"),
+      [
+        "import { makeBuddyClient } from \"@lazurio/buddy/client\"",
+        "const status = await makeBuddyClient().status()",
+        "if (status.kind === \"buddy\") { const state: number = status.state; console.log(state) }",
+        "export {}"
+      ].join("\n")
+    )
+    expect(await typeCheck(front, ["wrong.ts"], frontEnd)).toContain("TS2322")
+  }, 180_000)
 })
 
 describe("every host a Launchpad uses, from the installed tarball (D43)", () => {

@@ -31,7 +31,17 @@ export type Packed = Readonly<{
 export const packBuddy = async (temp: string): Promise<Packed> => {
   const dir = path.join(temp, "pkg")
   mkdirSync(path.join(dir, "dist"), { recursive: true })
-  const entries = ["package.json", "README.md", "tsconfig.json", "tsconfig.build.json", "bin", "src", "scripts"]
+  const entries = [
+    "package.json",
+    "README.md",
+    "tsconfig.json",
+    "tsconfig.build.json",
+    "tsconfig.element.json",
+    "tsconfig.build-element.json",
+    "bin",
+    "src",
+    "scripts"
+  ]
   for (const entry of [...entries, "docs", "examples", "systemd"]) {
     cpSync(path.join(root, entry), path.join(dir, entry), { recursive: true })
   }
