@@ -35,10 +35,13 @@ export default defineConfig({
       "test/http/**/*.test.ts",
       "test/serve/**/*.test.ts",
       "test/fuzz/**/*.test.ts",
+      "test/client/**/*.test.ts",
+      "test/element/**/*.test.ts",
       "test/examples.test.ts"
     ],
     // The canary property runs whole sign-ins per case (test/http/secrets covers leaks per mutant).
-    exclude: ["test/services/no-proxy.test.ts", "test/fuzz/canary.test.ts"],
+    // The client's size is esbuild's and the bench's (no mutant changes a byte it counts but by its tests).
+    exclude: ["test/services/no-proxy.test.ts", "test/fuzz/canary.test.ts", "test/client/size.test.ts"],
     // The fuzz properties as `npm test` runs them (200 runs each), from one fixed seed, so that a
     // mutant is killed or not the same way in every run; the first counterexample is enough to kill
     // it, so nothing is shrunk.
