@@ -206,8 +206,17 @@ export type Listen =
   | { readonly _tag: "Handed"; readonly fd: number; readonly path: string }
 
 /** A path to bind, or a descriptor already listening (Node's `listen(handle)`). */
+/**
+ * The queue of connections the kernel holds for `buddy serve` before it accepts them. Node's default
+ * is 511; a burst beyond it (2 000 reads at once in the soak, a proxy's connections under load) makes a
+ * Unix socket's non-blocking connect fail at once with EAGAIN, which nginx answers 502. The kernel caps
+ * it at `net.core.somaxconn` (4096 on Linux since 5.4). A handed socket (`fd`) keeps the backlog its
+ * service manager gave it (systemd's `Backlog=`, SOMAXCONN by default).
+ */
+export const listenBacklog = 4096
+
 const listenOptions = (listen: Listen): ListenOptions | { readonly fd: number } =>
-  listen._tag === "Socket" ? { path: listen.path } : { fd: listen.fd }
+  listen._tag === "Socket" ? { path: listen.path, backlog: listenBacklog } : { fd: listen.fd }
 
 const listenOn = (server: Server, listen: Listen) =>
   Effect.async<void, ServeError>((resume) => {

@@ -22,9 +22,9 @@ import { BuddyConfig } from "./BuddyConfig.js"
 import { CallError, type Instance } from "./CallError.js"
 import { withDeadline } from "./deadline.js"
 import { underLimit } from "./ExchangeLimit.js"
-import type { GatewayError } from "./GatewayError.js"
+import { type GatewayError, gatewayError } from "./GatewayError.js"
 import { type HttpAnswer, httpExchange, type Method } from "./loopback-http.js"
-import { type Endpoint, Ticket } from "./Ticket.js"
+import { type Endpoint, type MintDeclined, Ticket } from "./Ticket.js"
 
 /** An answer, tagged with the instance that gave it (C3). */
 export interface Answer<A> {
@@ -81,6 +81,20 @@ export const SignOut = Data.taggedEnum<SignOut>()
 export class ContractMissing extends Data.TaggedError("ContractMissing")<{ readonly instance: Instance }> {}
 
 export type ApiError = GatewayError | CallError
+
+/**
+ * A call's first attempt failed before any byte of its request left for Hermes: the mint was declined
+ * (the gateway refused it, or echoed another instance or profile) or the API origin refused the
+ * connection. Internal: only a reused status read acts on it, by identifying afresh (C2); every other
+ * caller meets the failure it carries.
+ */
+class NothingSent extends Data.TaggedError("NothingSent")<{ readonly failure: ApiError }> {}
+
+const sentOrNot = ({ failure }: NothingSent) => Effect.fail(failure)
+
+/** A declined mint is nothing sent on a call's first attempt; after a 401 the GET has left once already. */
+const declinedOn = (first: boolean, { reason }: MintDeclined) =>
+  first ? new NothingSent({ failure: gatewayError(reason) }) : gatewayError(reason)
 
 export class HermesApi extends Context.Tag("buddy/HermesApi")<HermesApi, {
   readonly providerCard: Effect.Effect<Answer<Card>, ApiError>
@@ -148,28 +162,36 @@ export const HermesApiLive = Layer.effect(
     /**
      * One request with one ticket; a 401 means the ticket was refused before anything ran, so one
      * fresh ticket and one resend. Anything else, including a failure after the write, is final.
+     * A failure of the first attempt before any of its request left (the mint declined, the API
+     * origin refusing the connection) is `NothingSent`, which only a reused status read acts on (C2).
      */
-    const call = (endpoint: Endpoint, method: Method, path: string, deadline = config.deadlines.api) => {
+    const callOrUnsent = (endpoint: Endpoint, method: Method, path: string, deadline = config.deadlines.api) => {
       const instance = instanceOf(endpoint)
       // The mint and its request take one turn together: a ticket never waits for a turn (C5).
-      const once = underLimit(
-        tickets.mint(endpoint).pipe(
-          Effect.flatMap((ticket) =>
-            withDeadline(deadline, (armed) =>
-              httpExchange({
-                origin: endpoint.origin,
-                method,
-                path,
-                ticket,
-                limit: config.limits.answer,
-                deadline: armed
-              })).pipe(Effect.mapError((failure) => new CallError({ ...failure, instance })))
+      const attempt = (first: boolean) =>
+        underLimit(
+          tickets.mint(endpoint).pipe(
+            Effect.catchTag("MintDeclined", (declined) => Effect.fail(declinedOn(first, declined))),
+            Effect.flatMap((ticket) =>
+              withDeadline(deadline, (armed) =>
+                httpExchange({
+                  origin: endpoint.origin,
+                  method,
+                  path,
+                  ticket,
+                  limit: config.limits.answer,
+                  deadline: armed
+                })).pipe(Effect.mapError((failure) => {
+                  const error = new CallError({ ...failure, instance })
+                  // Not connected: no byte of the request left (loopback-http's `mayHaveRun`).
+                  return first && !failure.mayHaveRun ? new NothingSent({ failure: error }) : error
+                }))
+            )
           )
         )
-      )
       const refusedOnce = (answer: HttpAnswer) => answer.status === 401
-      return once.pipe(
-        Effect.flatMap((answer) => (refusedOnce(answer) ? once : Effect.succeed(answer))),
+      return attempt(true).pipe(
+        Effect.flatMap((answer) => (refusedOnce(answer) ? attempt(false) : Effect.succeed(answer))),
         Effect.flatMap((answer): Effect.Effect<HttpAnswer, CallError> => {
           if (answer.status === 401) {
             return Effect.fail(new CallError({ reason: "refused", instance, mayHaveRun: false }))
@@ -185,6 +207,10 @@ export const HermesApiLive = Layer.effect(
       )
     }
 
+    /** A call whose failures are all final: every operation's but a reused status read's. */
+    const call = (endpoint: Endpoint, method: Method, path: string, deadline = config.deadlines.api) =>
+      callOrUnsent(endpoint, method, path, deadline).pipe(Effect.catchTag("NothingSent", sentOrNot))
+
     /** Any status this operation does not give a meaning to is a closed failure, never Hermes's text. */
     const httpError = (instance: Instance) => new CallError({ reason: "http-error", instance, mayHaveRun: false })
     const malformed = (instance: Instance) => new CallError({ reason: "malformed", instance, mayHaveRun: false })
@@ -195,26 +221,27 @@ export const HermesApiLive = Layer.effect(
      */
     const unreadCard = (failure: CallError) => Effect.zipRight(tickets.forget, Effect.fail(failure))
 
-    /** The card read with one identify. */
+    /** The card read with one identify; `NothingSent` when its first attempt sent nothing of the GET. */
     const cardFrom = (endpoint: Endpoint) =>
       Effect.gen(function*() {
-        const { answer, instance } = yield* call(endpoint, "GET", routes.providers)
+        const { answer, instance } = yield* callOrUnsent(endpoint, "GET", routes.providers)
         if (answer.status !== 200) return yield* unreadCard(httpError(instance))
         const card = codexCard(answer.body)
         if (Option.isNone(card)) return yield* unreadCard(malformed(instance))
         return { instance, value: card.value }
       })
 
-    const freshCard = Effect.flatMap(tickets.identify, cardFrom)
+    const freshCard = Effect.flatMap(tickets.identify, cardFrom).pipe(Effect.catchTag("NothingSent", sentOrNot))
 
-    // A status read, the one operation that may reuse a recent identify (C2): whatever fails with it
-    // (a refused mint, another echo, the exchange, the API call) is read once more from a fresh
-    // identify, so the answer is the one a fresh read gives (D47).
+    // A status read, the one operation that may reuse a recent identify (C2). It identifies afresh,
+    // once, only where nothing of the GET was sent: the mint declined (refused, or echoing another
+    // instance or profile) or the API origin refused the connection. A failure after the GET may have
+    // left is that read's answer, as it is a read's without reuse: nothing is sent twice (C3, D47.3).
     const providerCard = Effect.flatMap(
       tickets.recent,
       Option.match({
         onNone: () => freshCard,
-        onSome: (endpoint) => Effect.catchAll(cardFrom(endpoint), () => freshCard)
+        onSome: (endpoint) => cardFrom(endpoint).pipe(Effect.catchTag("NothingSent", () => freshCard))
       })
     )
 

@@ -2,7 +2,7 @@
 // single-use `native-http` ticket for one request. A ticket leaves this service only as a
 // Redacted value, handed to the one request it is for, and is never stored. The last identify is
 // kept in memory, for the one reuse C2 allows a status read (D47).
-import { Clock, Context, Duration, Effect, Either, Layer, Option, Redacted, Ref, Schema } from "effect"
+import { Clock, Context, Data, Duration, Effect, Either, Layer, Option, Redacted, Ref, Schema } from "effect"
 import type { ControlRequest, TicketParams } from "../schema/control.js"
 import { IdentifyResult, OAuthCancelContract, SessionAuthority, TicketResult } from "../schema/control.js"
 import { type ApiOrigin, parseApiOrigin } from "./api-origin.js"
@@ -34,11 +34,23 @@ export class Ticket extends Context.Tag("buddy/Ticket")<Ticket, {
    * none, and the fresh identify meets the failure again and answers it.
    */
   readonly recent: Effect.Effect<Option.Option<Endpoint>>
-  /** A ticket from the socket the endpoint was found at; a failed or refused mint drops the recent identify. */
-  readonly mint: (endpoint: Endpoint) => Effect.Effect<Redacted.Redacted<string>, GatewayError>
+  /**
+   * A ticket from the socket the endpoint was found at; a failed or declined mint drops the recent
+   * identify. `MintDeclined` when the gateway answered that this identify is not its own now.
+   */
+  readonly mint: (endpoint: Endpoint) => Effect.Effect<Redacted.Redacted<string>, GatewayError | MintDeclined>
   /** Drops the recent identify: the API call made with it failed (C2). */
   readonly forget: Effect.Effect<void>
 }>() {}
+
+/**
+ * The gateway answered a mint, and its answer says the identify it was asked from is not the
+ * gateway's now: a refusal (`refused`; a restarted gateway says "stale runtime instance"), or a ticket
+ * for another instance or profile (`malformed`). Apart from `GatewayError` because a reused status
+ * read identifies afresh after it, and only after it or a refused connection (C2); anything else a
+ * mint meets (no answer in time, a reset, an answer of no known shape) is answered as it is.
+ */
+export class MintDeclined extends Data.TaggedError("MintDeclined")<{ readonly reason: "refused" | "malformed" }> {}
 
 /** How old an identify a status read may reuse is at most (C2). */
 export const reusedFor = Duration.seconds(10)
@@ -148,10 +160,10 @@ export const TicketLive = Layer.effect(
         const { params } = request
         // At the socket the identify found: the ticket comes from the gateway it is for.
         const { reply } = yield* socket.exchangeAt(endpoint.located, request, config.limits.ticketLine)
-        if (!reply.ok) return yield* Effect.fail(gatewayError("refused"))
+        if (!reply.ok) return yield* Effect.fail(new MintDeclined({ reason: "refused" }))
         const result = yield* Either.mapLeft(decodeTicket(reply.result), () => gatewayError("malformed"))
         if (result.profile_id !== params.profile_id || result.instance_id !== params.instance_id) {
-          return yield* Effect.fail(gatewayError("malformed"))
+          return yield* Effect.fail(new MintDeclined({ reason: "malformed" }))
         }
         return Redacted.make(result.ticket)
       }).pipe(Effect.tapError(() => forget))

@@ -83,6 +83,8 @@ interface FaultCase {
   readonly refusesTicket?: boolean
   /** Hermes's own word that the session is gone, though the fake still holds it: an ending buddy may trust. */
   readonly provesGone?: boolean
+  /** Played by another buddy process (the built CLI), whose requests are its own and cleared after it. */
+  readonly byAnotherProcess?: boolean
 }
 
 const fault = (f: Fault | ((step: Step) => Fault), times = 1) => ({ gateway, step }: Scene) =>
@@ -199,11 +201,17 @@ export const faultCases: ReadonlyArray<FaultCase> = [
       if (heldId === undefined || !(await gateway.approve(heldId))) return ["the held session could not be approved"]
     }
   },
-  { name: "a second buddy signs out", at: (step) => step === "between", play: secondBuddy(["sign-out"], "exit") },
+  {
+    name: "a second buddy signs out",
+    at: (step) => step === "between",
+    play: secondBuddy(["sign-out"], "exit"),
+    byAnotherProcess: true
+  },
   {
     name: "a second buddy starts",
     at: (step) => step === "between",
-    play: secondBuddy(["sign-in", "start"], "first line")
+    play: secondBuddy(["sign-in", "start"], "first line"),
+    byAnotherProcess: true
   }
 ]
 

@@ -11,6 +11,7 @@ import * as HttpServer from "@effect/platform/HttpServer"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Context, Duration, Effect, ExecutionStrategy, Exit, Layer, Scope, Stream } from "effect"
+import { execFileSync } from "node:child_process"
 import * as fs from "node:fs/promises"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -124,6 +125,11 @@ describe("buddy serve's server", () => {
   it("listens on the socket it is given, at that address, and serves a request that names it", async () => {
     const { at, server } = await serving()
     expect(server.address).toStrictEqual({ _tag: "UnixAddress", path: at })
+    // Its queue of connections not yet accepted, as the kernel reports it (ss's Send-Q of a listening
+    // socket): 4096, or the kernel's cap, not Node's 511 (the soak's 2 000 at once met EAGAIN there).
+    const somaxconn = Number(await fs.readFile("/proc/sys/net/core/somaxconn", "utf8"))
+    const listening = execFileSync("ss", ["-xlnH", "src", at], { encoding: "utf8" }).trim().split(/\s+/)
+    expect(listening.slice(0, 4)).toStrictEqual(["u_str", "LISTEN", "0", String(Math.min(4096, somaxconn))])
     const conversation = await converse(at)
     conversation.socket.write("GET /api/buddy?x=1 HTTP/1.1\r\nHost: localhost\r\n\r\n")
     await conversation.until("GET /api/buddy?x=1 0")

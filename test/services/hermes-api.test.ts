@@ -298,6 +298,27 @@ describe("HermesApi failures", () => {
       })
     ))
 
+  it.live("a reused read whose resend after a 401 finds the API origin closed answers not-ready: the GET left once, no identify", () =>
+    withGateway((fake) =>
+      Effect.gen(function*() {
+        const hermes = yield* api
+        yield* hermes.providerCard
+        fake.clearReceived()
+        fake.fault("providers", { kind: "refuse-ticket" }, 1)
+        // The reused mint passes at once; the one after the 401 waits, and meanwhile the listener closes.
+        fake.fault("session-ticket", { kind: "late", ms: 1 }, 1)
+        fake.fault("session-ticket", { kind: "late", ms: 300 }, 1)
+        const read = yield* Effect.fork(Effect.flip(hermes.providerCard))
+        yield* untilReceived(fake, httpRequest("GET", "/api/providers/oauth"), "the reused GET")
+        fake.setState("failed")
+        const error = yield* Fiber.join(read)
+        expect(error).toStrictEqual(expect.objectContaining({ _tag: "CallError", reason: "not-ready" }))
+        // The refused connection was the resend's: the GET had left, so the read does not identify afresh.
+        expect(verbsOf(fake)).toStrictEqual(["session-ticket", "session-ticket"])
+        expect(httpOf(fake)).toHaveLength(1)
+      })
+    ))
+
   const neverResent: Array<[string, Parameters<FakeGateway["fault"]>[1], string]> = [
     ["a timeout", { kind: "timeout" }, "timeout"],
     ["a reset", { kind: "reset" }, "lost"],
@@ -506,9 +527,10 @@ describe("HermesApi answers that mean nothing", () => {
         const card = "{\"providers\":[{\"id\":\"openai-codex\",\"status\":{\"logged_in\":true}}]}"
         fake.fault("providers", { kind: "raw", status: 200, body: card.padEnd(256 * 1024, " ") }, 1)
         expect((yield* hermes.providerCard).value).toStrictEqual({ loggedIn: true })
-        // Twice: the read with the recent identify, then the one from a fresh identify (C2, D47).
-        fake.fault("providers", { kind: "raw", status: 200, body: card.padEnd(256 * 1024 + 1, " ") }, 2)
+        // Once: the read with the recent identify meets it after its GET left, and answers it (C2, D47.3).
+        fake.fault("providers", { kind: "raw", status: 200, body: card.padEnd(256 * 1024 + 1, " ") }, 1)
         expect(yield* Effect.flip(hermes.providerCard)).toStrictEqual(expect.objectContaining({ reason: "too-large" }))
+        expect(httpOf(fake)).toHaveLength(2)
       })
     ))
 

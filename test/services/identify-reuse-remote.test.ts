@@ -1,6 +1,7 @@
 // C2's one saving through the real layers (D47): a status read mints against the last identify of
-// the same socket while it is at most 10 s old and nothing has dropped it, and every read is answered
-// as a fresh read would answer it. The gateway runs in another process; what it received is the proof
+// the same socket while it is at most 10 s old and nothing has dropped it. It identifies afresh, once,
+// only where nothing of its GET was sent (the mint declined, the API origin refusing the connection);
+// a failure after the GET may have left is its answer, and nothing is sent twice but a 401's resend. The gateway runs in another process; what it received is the proof
 // of what was sent. A sign-in operation always identifies afresh. Here, not in test/boundary, so that
 // the mutation run has it (vitest.mutation.config.ts); through `buddy serve`:
 // test/boundary/identify-reuse.test.ts.
@@ -85,7 +86,7 @@ const otherEcho = (home: string) =>
     }
   })
 
-describe("a status read reuses a recent identify, answered as a fresh read (C2)", { timeout: 60_000 }, () => {
+describe("a status read reuses a recent identify, and sends nothing twice (C2)", { timeout: 60_000 }, () => {
   it.live("within 10 s each read after the first is one mint and one GET", () =>
     withGateway((gateway) =>
       Effect.gen(function*() {
@@ -180,19 +181,25 @@ describe("a status read reuses a recent identify, answered as a fresh read (C2)"
       })
     ))
 
-  it.live("a gateway turned draining, or failed, answers not-ready as a fresh read does, after one fresh identify", () =>
+  it.live("a gateway turned draining answers not-ready to the reused GET itself; a failed one, its listener closed, after one fresh identify", () =>
     withGateway((gateway) =>
       Effect.gen(function*() {
         yield* firstRead(gateway)
         yield* act(() => gateway.setState("draining"))
+        // Hermes's own 503 answered the GET: that is the read's answer, with nothing sent again.
         expect(yield* readAndSeen(gateway)).toStrictEqual({
           answer: { state: "unknown", reason: "not-ready" },
-          received: ["session-ticket", PROVIDERS, "identify"]
+          received: ["session-ticket", PROVIDERS]
         })
-        // The failed identify left nothing to reuse: the next read identifies first.
+        // The failed call left nothing to reuse: the next read identifies first.
+        expect(yield* readAndSeen(gateway)).toStrictEqual({
+          answer: { state: "unknown", reason: "not-ready" },
+          received: ["identify"]
+        })
         yield* act(() => gateway.setState("ready"))
         yield* firstRead(gateway)
-        // Failed: the API listener is closed, so the reused mint's GET never arrives.
+        // Failed: the API listener is closed, so the reused mint's GET is refused its connection and
+        // nothing of it is sent; the read identifies afresh, and the identify says failed.
         yield* act(() => gateway.setState("failed"))
         expect(yield* readAndSeen(gateway)).toStrictEqual({
           answer: { state: "unknown", reason: "not-ready" },
@@ -201,14 +208,19 @@ describe("a status read reuses a recent identify, answered as a fresh read (C2)"
       })
     ))
 
-  it.live("a failed API call drops it, whichever operation made it", () =>
+  it.live("a failure after the GET was written is the read's answer and drops it, whichever operation made it", () =>
     withGateway((gateway) =>
       Effect.gen(function*() {
         yield* firstRead(gateway)
         yield* act(() => gateway.fault("providers", { kind: "reset" }, 1))
         expect(yield* readAndSeen(gateway)).toStrictEqual({
+          answer: { state: "unknown", reason: "lost" },
+          received: ["session-ticket", PROVIDERS]
+        })
+        // Dropped: the next read identifies afresh.
+        expect(yield* readAndSeen(gateway)).toStrictEqual({
           answer: { state: "works" },
-          received: ["session-ticket", PROVIDERS, "identify", "session-ticket", PROVIDERS]
+          received: ["identify", "session-ticket", PROVIDERS]
         })
         // A sign-out whose call fails: its identify is the last one, and it is dropped.
         yield* act(() => gateway.fault("sign-out", { kind: "reset" }, 1))
@@ -221,14 +233,14 @@ describe("a status read reuses a recent identify, answered as a fresh read (C2)"
       })
     ))
 
-  it.live("a provider list of another status, met by the reused attempt and the fresh one, drops it too", () =>
+  it.live("a provider list of another status, programmed once, is the reused read's answer, sent once, and drops it", () =>
     withGateway((gateway) =>
       Effect.gen(function*() {
         yield* firstRead(gateway)
-        yield* act(() => gateway.fault("providers", { kind: "status", status: 500 }, 2))
+        yield* act(() => gateway.fault("providers", { kind: "status", status: 500 }, 1))
         expect(yield* readAndSeen(gateway)).toStrictEqual({
           answer: { state: "unknown", reason: "http-error" },
-          received: ["session-ticket", PROVIDERS, "identify", "session-ticket", PROVIDERS]
+          received: ["session-ticket", PROVIDERS]
         })
         expect(yield* readAndSeen(gateway)).toStrictEqual({
           answer: { state: "works" },
@@ -237,18 +249,57 @@ describe("a status read reuses a recent identify, answered as a fresh read (C2)"
       })
     ))
 
-  it.live("a provider list it cannot read, met by the reused attempt and the fresh one, drops it too", () =>
+  it.live("a provider list it cannot read, programmed once, is the reused read's answer, sent once, and drops it", () =>
     withGateway((gateway) =>
       Effect.gen(function*() {
         yield* firstRead(gateway)
-        yield* act(() => gateway.fault("providers", { kind: "raw", status: 200, body: "{\"providers\":" }, 2))
+        yield* act(() => gateway.fault("providers", { kind: "raw", status: 200, body: "{\"providers\":" }, 1))
         expect(yield* readAndSeen(gateway)).toStrictEqual({
           answer: { state: "unknown", reason: "malformed" },
-          received: ["session-ticket", PROVIDERS, "identify", "session-ticket", PROVIDERS]
+          received: ["session-ticket", PROVIDERS]
         })
         expect(yield* readAndSeen(gateway)).toStrictEqual({
           answer: { state: "works" },
           received: ["identify", "session-ticket", PROVIDERS]
+        })
+      })
+    ))
+
+  it.live("a ticket the API refuses: once, one new mint and one resend; twice, refused, with the GET sent twice and no identify", () =>
+    withGateway((gateway) =>
+      Effect.gen(function*() {
+        yield* firstRead(gateway)
+        yield* act(() => gateway.fault("providers", { kind: "refuse-ticket" }, 1))
+        expect(yield* readAndSeen(gateway)).toStrictEqual({
+          answer: { state: "works" },
+          received: ["session-ticket", PROVIDERS, "session-ticket", PROVIDERS]
+        })
+        yield* act(() => gateway.fault("providers", { kind: "refuse-ticket" }, 2))
+        expect(yield* readAndSeen(gateway)).toStrictEqual({
+          answer: { state: "unknown", reason: "refused" },
+          received: ["session-ticket", PROVIDERS, "session-ticket", PROVIDERS]
+        })
+      })
+    ))
+
+  it.live("a mint declined after the GET met a 401 is the read's answer, with no identify; declined before any GET, afresh once", () =>
+    withGateway((gateway) =>
+      Effect.gen(function*() {
+        yield* firstRead(gateway)
+        yield* act(() => gateway.fault("providers", { kind: "refuse-ticket" }, 1))
+        // The reused mint is answered (a fault that only waits a millisecond); the one after the 401 is refused.
+        yield* act(() => gateway.fault("session-ticket", { kind: "late", ms: 1 }, 1))
+        yield* act(() => gateway.fault("session-ticket", { kind: "refuse-ticket" }, 1))
+        expect(yield* readAndSeen(gateway)).toStrictEqual({
+          answer: { state: "unknown", reason: "refused" },
+          received: ["session-ticket", PROVIDERS, "session-ticket"]
+        })
+        // The first mint refused, nothing of the GET sent yet: afresh, once.
+        yield* firstRead(gateway)
+        yield* act(() => gateway.fault("session-ticket", { kind: "refuse-ticket" }, 1))
+        expect(yield* readAndSeen(gateway)).toStrictEqual({
+          answer: { state: "works" },
+          received: ["session-ticket", "identify", "session-ticket", PROVIDERS]
         })
       })
     ))
