@@ -192,6 +192,10 @@ describe.skipIf(!hasChromium)("<buddy-sign-in> in Chromium", () => {
       expect(demo.gateway.signedIn).toBe(false)
       await accessible(page, "signed out")
       expect(await violations(page)).toStrictEqual([])
+      // The policy is enforced, and its violations are seen: an inline style attribute is refused.
+      await page.evaluate(() => document.body.setAttribute("style", "color: red"))
+      await page.waitForFunction(() => (window as unknown as { cspViolations: Array<string> }).cspViolations.length > 0)
+      expect((await violations(page))[0]).toMatch(/^style-src-attr/)
       await page.close()
     }, 60_000)
 
@@ -244,7 +248,18 @@ describe.skipIf(!hasChromium)("<buddy-sign-in> in Chromium", () => {
       demo.setLaunchpadSignedIn(true)
     }
     await page.close()
+    // The sign-in the closed page held ends on Hermes, so the next page finds none held.
+    demo.gateway.expire(newestSession())
   }, 60_000)
+
+  it("axe-core sees inside the card: a host's colour below AA is found", async () => {
+    const page = await open("en")
+    await page.evaluate(() => {
+      document.querySelector<HTMLElement>("buddy-sign-in")?.style.setProperty("--buddy-accent", "#9ec1ff")
+    })
+    expect(await axe(page)).toStrictEqual(["color-contrast (1)"])
+    await page.close()
+  }, 30_000)
 
   it("reflows at 320 px and at 200 % zoom: nothing scrolls sideways, every control in view", async () => {
     for (const viewport of [{ width: 320, height: 800, scale: 1 }, { width: 640, height: 450, scale: 2 }]) {
