@@ -252,6 +252,43 @@ describe.skipIf(!hasChromium)("<buddy-sign-in> in Chromium", () => {
     demo.gateway.expire(newestSession())
   }, 60_000)
 
+  it("a refusal and Buddy's unknown state are said in words, accessible; the live region is polite", async () => {
+    for (const locale of ["en", "cs"] as const) {
+      const said = words[locale]
+      const page = await open(locale)
+      expect(
+        await page.evaluate(() => {
+          const live = document.querySelector("buddy-sign-in")?.shadowRoot?.querySelector("[part~=status]")
+          return [live?.getAttribute("role"), live?.getAttribute("aria-live")]
+        })
+      ).toStrictEqual(["status", "polite"])
+      // A Hermes without the cancellation contract: the start is blocked, nothing started.
+      demo.gateway.setContract(false)
+      try {
+        const sessions = demo.gateway.sessions().length
+        await press(page, "start")
+        await until(page, said.blocked["hermes-outdated"])
+        expect(demo.gateway.sessions()).toHaveLength(sessions)
+        await accessible(page, "hermes-outdated")
+        await shot(page, `${locale}-hermes-outdated`)
+      } finally {
+        demo.gateway.setContract(true)
+      }
+      // A gateway that is not ready: Buddy's state is unknown, and why, in words.
+      demo.gateway.setState("draining")
+      try {
+        await press(page, "check")
+        await until(page, `${said.buddy.unknown}${said.unavailable["not-ready"]}`)
+        await accessible(page, "unknown, not ready")
+      } finally {
+        demo.gateway.setState("ready")
+      }
+      await press(page, "check")
+      await until(page, said.buddy.waits)
+      await page.close()
+    }
+  }, 60_000)
+
   it("axe-core sees inside the card: a host's colour below AA is found", async () => {
     const page = await open("en")
     await page.evaluate(() => {
