@@ -148,7 +148,7 @@ describe("require() on Node ≥ 20.19", () => {
     expect(seen["names"]).toEqual(expect.arrayContaining(["BuddyHttpApp", "BuddyLive", "makeBuddyWebHandler"]))
     expect(seen["imported"]).toBe((seen["names"] as ReadonlyArray<string>).length)
     expect(seen["same"]).toBe(true)
-    expect(seen["client"]).toStrictEqual(["defaultPollInterval", "makeBuddyClient"])
+    expect(seen["client"]).toStrictEqual(["defaultPollInterval", "makeBuddyClient", "maxPollBackoff"])
     expect(seen["document"]).toBe("3.1.0")
   }, 60_000)
 

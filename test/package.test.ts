@@ -335,6 +335,7 @@ describe("the packed package", () => {
     const script = `
       const buddy = await import("@lazurio/buddy")
       const client = await import("@lazurio/buddy/client")
+      const element = await import("@lazurio/buddy/element")
       const { dispose, handler } = buddy.makeBuddyWebHandler(await (await import("effect")).Effect.runPromise(buddy.BuddyConfig.make({ launchpadOrigin: "http://127.0.0.1", environment: "local" })))
       const answer = await handler(new Request("http://127.0.0.1/api/buddy"))
       const body = await answer.text()
@@ -344,6 +345,7 @@ describe("the packed package", () => {
       console.log(JSON.stringify({
         names: Object.keys(buddy).sort(),
         client: Object.keys(client).sort(),
+        element: [Object.keys(element).sort(), element.defineCard()],
         app: buddy.BuddyHttpApp !== undefined && typeof buddy.BuddyLive === "function",
         document: buddy.openApiDocument().openapi,
         answer: [answer.status, body],
@@ -356,7 +358,9 @@ describe("the packed package", () => {
     expect(stdout).toContain("level=WARN")
     expect(stdout).toContain("the config has no buddyOrigin, so Buddy is absent here")
     expect(seen["names"]).toStrictEqual(publicSurface)
-    expect(seen["client"]).toStrictEqual(["defaultPollInterval", "makeBuddyClient"])
+    expect(seen["client"]).toStrictEqual(["defaultPollInterval", "makeBuddyClient", "maxPollBackoff"])
+    // On a server the card's module loads and defines nothing: there are no custom elements there.
+    expect(seen["element"]).toStrictEqual([["changeEvent", "defineCard", "words"], false])
     expect(seen["app"]).toBe(true)
     expect(seen["document"]).toBe("3.1.0")
     expect(seen["answer"]).toStrictEqual([404, "{\"error\":\"buddy-absent\"}"])
