@@ -41,20 +41,10 @@ export default defineConfig({
       "test/http/**/*.test.ts",
       "test/serve/**/*.test.ts",
       "test/fuzz/**/*.test.ts",
-      "test/client/**/*.test.ts",
-      "test/element/**/*.test.ts",
       "test/examples.test.ts"
     ],
     // The canary property runs whole sign-ins per case (test/http/secrets covers leaks per mutant).
-    // The client's size is esbuild's and the bench's; the generated tables' tests compare files StrykerJS
-    // rewrites in its sandbox (it puts `// @ts-nocheck` atop each), and no mutated file is among them.
-    exclude: [
-      "test/services/no-proxy.test.ts",
-      "test/fuzz/canary.test.ts",
-      "test/client/size.test.ts",
-      "test/client/wire.test.ts",
-      "test/element/page-qr.test.ts"
-    ],
+    exclude: ["test/services/no-proxy.test.ts", "test/fuzz/canary.test.ts"],
     // The fuzz properties as `npm test` runs them (200 runs each), from one fixed seed, so that a
     // mutant is killed or not the same way in every run; the first counterexample is enough to kill
     // it, so nothing is shrunk.
