@@ -459,7 +459,13 @@ describe("a front end with nothing but @lazurio/buddy installed (issue 37, D49)"
     expect(snippet).toBeDefined()
     return snippet ?? ""
   }
-  const frontEnd = { module: "ESNext", moduleResolution: "Bundler", lib: ["ES2023", "DOM"], types: [], skipLibCheck: false }
+  const frontEnd = {
+    module: "ESNext",
+    moduleResolution: "Bundler",
+    lib: ["ES2023", "DOM"],
+    types: [],
+    skipLibCheck: false
+  }
 
   it("bundles /element and /client with esbuild, together at most 12 KB gzipped, nothing but buddy in it", async () => {
     const front = await scratchProject(temp, "front", [tarball])

@@ -6,27 +6,15 @@
 // the page breaks no CSP rule; it reflows at 320 px and at 200 % zoom; motion stops for a person who
 // asked for less; and the Launchpad's own sign-in expiring mid-hold is the card's own state, with
 // polling stopped. Screenshots of the main states go to docs/element/ (BUDDY_SCREENSHOTS=1).
-import { existsSync, mkdirSync, readFileSync } from "node:fs"
+import { mkdirSync, readFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import * as path from "node:path"
 import { type Browser, chromium, type Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startWebDemo, type WebDemo } from "../../fixtures/web-demo.js"
 import { words } from "../../src/element/words.js"
-import { requires } from "../support/required.js"
+import { chromiumArgs, chromiumPath, hasChromium } from "./support/chromium.js"
 
-const chromiumPath = "/usr/bin/chromium"
-const hasChromium = requires(existsSync(chromiumPath), chromiumPath, "apt-get install chromium")
-const chromiumArgs = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync"
-]
 const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8")
 const screenshots = process.env["BUDDY_SCREENSHOTS"] === "1"
 const shotsDir = path.resolve(import.meta.dirname, "../../docs/element")
@@ -137,7 +125,7 @@ const newestSession = () => demo.gateway.sessions().at(-1)?.id ?? ""
 beforeAll(async () => {
   if (!hasChromium) return
   demo = await startWebDemo()
-  browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs, timeout: 20_000 })
+  browser = await chromium.launch({ executablePath: chromiumPath, args: [...chromiumArgs], timeout: 20_000 })
 }, 60_000)
 
 afterAll(async () => {

@@ -15,7 +15,7 @@
 // browser, it starts, polls and cancels with only what Chromium itself sends.
 import { build } from "esbuild"
 import { type ChildProcess, spawn } from "node:child_process"
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import * as os from "node:os"
@@ -26,24 +26,10 @@ import { launchpad as nodeLaunchpad } from "../../examples/mount-node.js"
 import { type FakeGatewayHandle, startFakeGateway } from "../../fixtures/fake-gateway.js"
 import type { makeBuddyClient } from "../../src/client/index.js"
 import { BuddyConfig } from "../../src/services/BuddyConfig.js"
-import { requires } from "../support/required.js"
+import { chromiumArgs as baseArgs, chromiumPath, hasChromium } from "./support/chromium.js"
 
-const chromiumPath = "/usr/bin/chromium"
-const hasChromium = requires(existsSync(chromiumPath), chromiumPath, "apt-get install chromium")
-
-/** What this machine's Chromium needs (env notes); playwright-core gives it a new, empty profile. */
-const chromiumArgs = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  // A DNS-rebinding page's end state: its own name resolving to 127.0.0.1 (D22).
-  "--host-resolver-rules=MAP rebind.test 127.0.0.1"
-]
+/** This machine's flags, and a DNS-rebinding page's end state: its own name resolving to 127.0.0.1 (D22). */
+const chromiumArgs = [...baseArgs, "--host-resolver-rules=MAP rebind.test 127.0.0.1"]
 
 const root = path.resolve(import.meta.dirname, "../..")
 /** The real `buddy` executable, as `npx buddy serve` runs it. */
