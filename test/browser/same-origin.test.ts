@@ -14,7 +14,6 @@
 // Last, buddy/client in a page of the README's node:http example (D20): bundled by esbuild for the
 // browser, it starts, polls and cancels with only what Chromium itself sends.
 import { build } from "esbuild"
-import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
@@ -24,6 +23,7 @@ import { type Browser, chromium, type Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { launchpad as nodeLaunchpad } from "../../examples/mount-node.js"
 import { type FakeGatewayHandle, startFakeGateway } from "../../fixtures/fake-gateway.js"
+import { readAll, type ServeChild, startServe, stopChild } from "../../fixtures/serve-child.js"
 import type { makeBuddyClient } from "../../src/client/index.js"
 import { BuddyConfig } from "../../src/services/BuddyConfig.js"
 import { chromiumArgs as baseArgs, chromiumPath, hasChromium } from "./support/chromium.js"
@@ -32,8 +32,6 @@ import { chromiumArgs as baseArgs, chromiumPath, hasChromium } from "./support/c
 const chromiumArgs = [...baseArgs, "--host-resolver-rules=MAP rebind.test 127.0.0.1"]
 
 const root = path.resolve(import.meta.dirname, "../..")
-/** The real `buddy` executable, as `npx buddy serve` runs it. */
-const serveEntry = path.join(root, "bin/buddy.js")
 
 /** One request the Launchpad's proxy forwarded to buddy serve, and what buddy serve answered. */
 interface Forwarded {
@@ -52,14 +50,6 @@ const header = (request: http.IncomingMessage, name: string): string | undefined
   const value = request.headers[name]
   return Array.isArray(value) ? value.join(", ") : value
 }
-
-const readAll = (stream: NodeJS.ReadableStream): Promise<Buffer> =>
-  new Promise((resolve, reject) => {
-    const chunks: Array<Buffer> = []
-    stream.on("data", (chunk: Buffer) => chunks.push(chunk))
-    stream.on("end", () => resolve(Buffer.concat(chunks)))
-    stream.on("error", reject)
-  })
 
 const listen = (server: http.Server): Promise<number> =>
   new Promise((resolve, reject) => {
@@ -159,63 +149,6 @@ const launchpadServer = (serveSocket: () => string, log: Array<Forwarded>, all: 
     })
   })
 
-interface Serve {
-  readonly child: ChildProcess
-  readonly socket: string
-  readonly journal: Array<string>
-}
-
-/** `buddy serve --config FILE --socket PATH` as a child, once it listens; its journal from stdout. */
-const startServe = (configFile: string, socket: string): Promise<Serve> => {
-  const child = spawn(
-    process.execPath,
-    [serveEntry, "serve", "--config", configFile, "--socket", socket],
-    {
-      cwd: root,
-      stdio: ["ignore", "pipe", "pipe"]
-    }
-  )
-  const journal: Array<string> = []
-  let pending = ""
-  child.stdout?.setEncoding("utf8")
-  child.stdout?.on("data", (chunk: string) => {
-    pending += chunk
-    const lines = pending.split("\n")
-    pending = lines.pop() ?? ""
-    journal.push(...lines.filter((line) => line.length > 0))
-  })
-  return new Promise((resolve, reject) => {
-    let stderr = ""
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL")
-      reject(new Error(`buddy serve did not announce its socket: ${stderr}`))
-    }, 20_000)
-    child.stderr?.setEncoding("utf8")
-    child.stderr?.on("data", (chunk: string) => {
-      stderr += chunk
-      if (stderr.includes(`buddy serve: listening on unix:${socket}`)) {
-        clearTimeout(timer)
-        resolve({ child, socket, journal })
-      }
-    })
-    child.once("exit", (code) => {
-      clearTimeout(timer)
-      reject(new Error(`buddy serve exited (${code}) before listening: ${stderr}`))
-    })
-  })
-}
-
-const stopChild = (child: ChildProcess): Promise<void> =>
-  new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve()
-    const hard = setTimeout(() => child.kill("SIGKILL"), 5_000)
-    child.once("exit", () => {
-      clearTimeout(hard)
-      resolve()
-    })
-    child.kill("SIGTERM")
-  })
-
 /** A POST from the page's own script, answered or refused by the browser. */
 type FetchOutcome =
   | { readonly sent: "answered"; readonly type: string; readonly status: number; readonly text: string }
@@ -253,7 +186,7 @@ const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 describe.skipIf(!hasChromium)("the same-origin rule in Chromium (C6)", () => {
   let temp = ""
   let fake: FakeGatewayHandle | undefined
-  let serve: Serve | undefined
+  let serve: ServeChild | undefined
   let browser: Browser | undefined
   const servers: Array<http.Server> = []
   const forwarded: Array<Forwarded> = []
