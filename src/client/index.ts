@@ -100,22 +100,19 @@ export interface BuddyClient {
   readonly hold: (handle: string, options?: HoldOptions) => Promise<PollResult | Stopped>
 }
 
-/** Whether holding ends with this result: an ending, or a refusal no later poll can undo. */
-const settles = (result: PollResult): boolean => {
-  switch (result.kind) {
-    case "sign-in":
-      return result.state !== "pending"
-    case "blocked":
-      return result.reason === "sign-in-unknown"
-    case "denied":
-    case "front-door":
-      return true
-    case "error":
-      return result.error !== "operation-failed"
-    default:
-      return false
-  }
-}
+/**
+ * Whether holding ends with this result: an ending, or a refusal no later poll can undo (the handle not
+ * the holder's, a refusal of the request itself, the front door). A gateway that cannot answer now, an
+ * unforeseen failure inside buddy, another sign-in running, a failed or unknown answer: the next poll.
+ */
+const settles = (result: PollResult): boolean =>
+  result.kind === "sign-in"
+    ? result.state !== "pending"
+    : result.kind === "blocked"
+    ? result.reason === "sign-in-unknown"
+    : result.kind === "error"
+    ? result.error !== "operation-failed"
+    : result.kind === "denied" || result.kind === "front-door"
 
 /** Resolves `true` after `ms`, or `false` as soon as `signal` stops it. */
 const sleep = (ms: number, signal: StopSignal | undefined) =>

@@ -121,9 +121,6 @@ export const changeOf = (view: View): Change => {
       return view.reason === undefined
         ? { view: "buddy", state: view.state, signIn: view.signIn }
         : { view: "buddy", state: view.state, reason: view.reason, signIn: view.signIn }
-    case "pending":
-    case "cancelling":
-      return { view: view.kind }
     case "ended":
       return { view: "ended", state: view.state }
     case "problem": {

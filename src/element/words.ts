@@ -55,9 +55,9 @@ export interface Words {
   readonly unknownAnswer: string
 }
 
-/** Czech plural: 1 → one, 2–4 → few, else many (as 0, 5 and 21 minutes read). */
+/** Czech plural for a count of at least one: 1 → one, 2–4 → few, else many (as 5 and 21 minutes read). */
 const czechPlural = (count: number, one: string, few: string, many: string) =>
-  count === 1 ? one : count >= 2 && count <= 4 ? few : many
+  count === 1 ? one : count <= 4 ? few : many
 
 export const words: Readonly<Record<Locale, Words>> = {
   en: {

@@ -62,6 +62,33 @@ const clientOn = (port: number, asked?: Array<Asked>, tamper?: (init: FetchInit)
 
 const call = <A>(promise: () => Promise<A>) => Effect.promise(promise)
 
+/**
+ * A fetch that ends any hold once `requests` have been made: it stops the hold given its `signal`, and
+ * from then on answers as the Launchpad's front door does (a 401), on which a hold settles. A hold
+ * this test expects to end does so in a few polls, so a client that never settles or never stops (a
+ * mutant's, D11) ends within a bound, with what the test does not expect, instead of polling until
+ * the test times out.
+ */
+const bounded = (fetch: Fetch, requests: number) => {
+  const stop = new AbortController()
+  let made = 0
+  const counted: Fetch = (url, init) => {
+    made += 1
+    if (made >= requests) stop.abort()
+    return made > requests ? Promise.resolve({ status: 401, text: () => Promise.resolve("") }) : fetch(url, init)
+  }
+  return { fetch: counted, signal: stop.signal }
+}
+
+/** What `promise` settled with by now, if it has: a fake-timer test never awaits a hold that may not end. */
+const settledBy = <A>(promise: Promise<A>) => {
+  const seen: { value?: A } = {}
+  void promise.then((value) => {
+    seen.value = value
+  })
+  return seen
+}
+
 /** A server answering every request with this status and body, for answers the app never gives. */
 const answering = (status: number, body: string) =>
   Effect.acquireRelease(
@@ -294,16 +321,17 @@ describe("the Launchpad's front door answering instead of buddy (C10)", () => {
         { status: 200, text: JSON.stringify({ kind: "sign-in", state: "pending", code: CODE, page: PAGE }) },
         { status: 302, text: "" }
       ]
-      const buddy = makeBuddyClient({
-        pollInterval: 5,
-        fetch: () =>
+      const { fetch, signal } = bounded(
+        () =>
           Promise.resolve(answers[Math.min(polls++, 1)]!).then(({ status, text }) => ({
             status,
             text: () => Promise.resolve(text)
-          }))
-      })
+          })),
+        10
+      )
+      const buddy = makeBuddyClient({ pollInterval: 5, fetch })
       const changes: Array<PollResult> = []
-      const ended = yield* call(() => buddy.hold(OTHER, { onChange: (result) => changes.push(result) }))
+      const ended = yield* call(() => buddy.hold(OTHER, { signal, onChange: (result) => changes.push(result) }))
       expect(ended).toStrictEqual({ kind: "front-door", status: 302 })
       expect(changes).toStrictEqual([{ kind: "sign-in", state: "pending", code: CODE, page: PAGE }, ended])
       yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 50)))
@@ -354,9 +382,9 @@ describe("buddy/client hold backs off while nothing can be asked (D49)", () => {
           : Promise.resolve({ status: next.status, text: () => Promise.resolve(next.text) })
       }
     })
-    const held = buddy.hold(OTHER)
+    const held = settledBy(buddy.hold(OTHER))
     await vi.advanceTimersByTimeAsync(200_000)
-    expect(await held).toStrictEqual({ kind: "sign-in", state: "expired" })
+    expect(held.value).toStrictEqual({ kind: "sign-in", state: "expired" })
     const waits = at.map((time, index) => time - (at[index - 1] ?? 0))
     expect(waits).toStrictEqual([1_000, 2_000, 4_000, 8_000, 16_000, 30_000, 30_000, 30_000, 1_000, 2_000, 1_000])
     expect(maxPollBackoff).toBe(30_000)
@@ -383,10 +411,103 @@ describe("buddy/client hold backs off while nothing can be asked (D49)", () => {
       }
     })
     const start = Date.now()
-    const held = buddy.hold(OTHER)
+    const held = settledBy(buddy.hold(OTHER))
     await vi.advanceTimersByTimeAsync(200_000)
-    expect(await held).toStrictEqual({ kind: "sign-in", state: "lost" })
+    expect(held.value).toStrictEqual({ kind: "sign-in", state: "lost" })
     expect(at.map((time) => time - start)).toStrictEqual([40_000, 80_000, 120_000])
+  })
+})
+
+describe("buddy/client hold settles on what no later poll can undo, and only on that (D49)", () => {
+  afterEach(() => {
+    vi.useRealTimers()
+    vi.unstubAllGlobals()
+  })
+
+  const pending = { status: 200, text: JSON.stringify({ kind: "sign-in", state: "pending", code: CODE, page: PAGE }) }
+  const lost = { status: 200, text: "{\"kind\":\"sign-in\",\"state\":\"lost\"}" }
+  // Each first answer, and whether hold ends on it (else it polls again and ends on the lost one after).
+  const firsts: ReadonlyArray<readonly [string, { readonly status: number; readonly text: string }, boolean]> = [
+    ["pending", pending, false],
+    ["an ending", { status: 200, text: "{\"kind\":\"sign-in\",\"state\":\"refused\"}" }, true],
+    ["sign-in-unknown", { status: 409, text: "{\"kind\":\"blocked\",\"reason\":\"sign-in-unknown\"}" }, true],
+    ["sign-in-running", { status: 409, text: "{\"kind\":\"blocked\",\"reason\":\"sign-in-running\"}" }, false],
+    ["denied", { status: 403, text: "{\"error\":\"denied\",\"reason\":\"origin-mismatch\"}" }, true],
+    ["the front door", { status: 401, text: "" }, true],
+    ["invalid-handle", { status: 400, text: "{\"error\":\"invalid-handle\"}" }, true],
+    ["operation-failed", { status: 500, text: "{\"error\":\"operation-failed\"}" }, false],
+    ["unavailable", { status: 503, text: "{\"error\":\"buddy-unavailable\",\"reason\":\"timeout\"}" }, false],
+    ["an unknown answer", { status: 418, text: "?" }, false]
+  ]
+
+  for (const [name, first, settles] of firsts) {
+    it(`${name}: ${settles ? "ends the hold" : "polls again"}`, async () => {
+      vi.useFakeTimers()
+      const script = [first, lost]
+      const buddy = makeBuddyClient({
+        pollInterval: 1_000,
+        fetch: () => {
+          const next = script.shift() ?? lost
+          return Promise.resolve({ status: next.status, text: () => Promise.resolve(next.text) })
+        }
+      })
+      const held = settledBy(buddy.hold(OTHER))
+      await vi.advanceTimersByTimeAsync(10_000)
+      expect(held.value).toStrictEqual(
+        settles ? decodeAnswer(operations.pollSignIn, first.status, first.text) : { kind: "sign-in", state: "lost" }
+      )
+      expect(script).toStrictEqual(settles ? [lost] : [])
+    })
+  }
+
+  it("a signal that stops it mid-wait ends it at once, polling nothing, and every listener it added is removed", async () => {
+    vi.useFakeTimers()
+    let polls = 0
+    const listeners: Array<string> = []
+    const stop = new AbortController()
+    const signal = {
+      get aborted() {
+        return stop.signal.aborted
+      },
+      addEventListener: (type: "abort", listener: () => void) => {
+        listeners.push(`+${type}`)
+        stop.signal.addEventListener(type, listener)
+      },
+      removeEventListener: (type: "abort", listener: () => void) => {
+        listeners.push(`-${type}`)
+        stop.signal.removeEventListener(type, listener)
+      }
+    }
+    const buddy = makeBuddyClient({
+      pollInterval: 1_000,
+      fetch: () => {
+        polls += 1
+        return Promise.resolve({ status: pending.status, text: () => Promise.resolve(pending.text) })
+      }
+    })
+    const held = settledBy(buddy.hold(OTHER, { signal }))
+    await vi.advanceTimersByTimeAsync(2_500)
+    expect(polls).toBe(2)
+    // Each wait that ran its course took its listener away again.
+    expect(listeners).toStrictEqual(["+abort", "-abort", "+abort", "-abort", "+abort"])
+    stop.abort()
+    await vi.advanceTimersByTimeAsync(0)
+    expect(held.value).toStrictEqual({ kind: "stopped" })
+    await vi.advanceTimersByTimeAsync(10_000)
+    expect(polls).toBe(2)
+  })
+
+  it("asks the page's own fetch when given none, as a plain function", async () => {
+    const calls: Array<readonly [string, FetchInit]> = []
+    vi.stubGlobal("fetch", (url: string, init: FetchInit) => {
+      calls.push([url, init])
+      return Promise.resolve({
+        status: 200,
+        text: () => Promise.resolve("{\"kind\":\"sign-out\",\"state\":\"signed-out\"}")
+      })
+    })
+    expect(await makeBuddyClient().signOut()).toStrictEqual({ kind: "sign-out", state: "signed-out" })
+    expect(calls.map(([url, init]) => [url, init.method])).toStrictEqual([["/api/buddy/sign-out", "POST"]])
   })
 })
 
@@ -395,13 +516,15 @@ describe("buddy/client hold", () => {
     Effect.gen(function*() {
       const fake = yield* makeFakeGateway()
       const { port } = yield* serve(hostedConfig(fake.home))
-      const buddy = clientOn(port)
+      const { fetch, signal } = bounded(browserFetch(port), 20)
+      const buddy = makeBuddyClient({ fetch, pollInterval: 20 })
       const started = yield* call(buddy.start)
       const handle = started.kind === "sign-in" ? started.handle : ""
       fake.fault("poll", { kind: "status", status: 503, body: { error: "gateway_not_ready" } }, 1)
       const changes: Array<PollResult> = []
       const ended = yield* call(() =>
         buddy.hold(handle, {
+          signal,
           onChange: (result) => {
             changes.push(result)
             const session = fake.sessions()[0]
@@ -423,13 +546,17 @@ describe("buddy/client hold", () => {
       const fake = yield* makeFakeGateway()
       const { port } = yield* serve(hostedConfig(fake.home))
       const buddy = clientOn(port)
-      expect(yield* call(() => buddy.hold(OTHER))).toStrictEqual({ kind: "blocked", reason: "sign-in-unknown" })
+      const once = bounded(browserFetch(port), 5)
+      expect(
+        yield* call(() => makeBuddyClient({ fetch: once.fetch }).hold(OTHER, { interval: 10, signal: once.signal }))
+      )
+        .toStrictEqual({ kind: "blocked", reason: "sign-in-unknown" })
       const started = yield* call(buddy.start)
       const handle = started.kind === "sign-in" ? started.handle : ""
       const stop = new AbortController()
       let polls = 0
       const stopped = yield* call(() =>
-        buddy.hold(handle, {
+        makeBuddyClient({ fetch: bounded(browserFetch(port), 20).fetch }).hold(handle, {
           interval: 10,
           signal: stop.signal,
           onChange: () => {
@@ -445,7 +572,11 @@ describe("buddy/client hold", () => {
       expect(yield* call(() => buddy.poll(handle))).toMatchObject({ kind: "sign-in", state: "pending" })
       const already = new AbortController()
       already.abort()
-      expect(yield* call(() => buddy.hold(handle, { signal: already.signal }))).toStrictEqual({ kind: "stopped" })
+      const oneRequest = bounded(browserFetch(port), 1).fetch
+      expect(
+        yield* call(() => makeBuddyClient({ fetch: oneRequest }).hold(handle, { interval: 10, signal: already.signal }))
+      )
+        .toStrictEqual({ kind: "stopped" })
     }))
 })
 

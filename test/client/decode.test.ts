@@ -3,6 +3,7 @@
 // the Schemas on generated answers; these are the cases a reader looks for, spelt out.
 import { describe, expect, it } from "vitest"
 import { makeBuddyClient } from "../../src/client/index.js"
+import { decode } from "../../src/client/shape.js"
 import { operations } from "../../src/schema/routes.js"
 import { decodeText as decodeAnswer } from "./support/decode-text.js"
 
@@ -11,6 +12,29 @@ const started = { kind: "sign-in", state: "pending", handle: HANDLE, code: "ABCD
 const status = { kind: "buddy", state: "unknown", reason: "timeout", signIn: { state: "none" }, locale: "cs" }
 
 const unknownAt = (status: number) => ({ kind: "unknown-answer", status })
+
+describe("the front door and the unknown, told apart (C10)", () => {
+  it("any 3xx is the front door's redirect, 300 included; a 200 is its page only when the text starts as HTML", () => {
+    for (const status of [300, 301, 302, 303, 307, 308, 399]) {
+      expect(decodeAnswer(operations.status, status, ""), String(status)).toStrictEqual({ kind: "front-door", status })
+    }
+    expect(decodeAnswer(operations.status, 400, "")).toStrictEqual(unknownAt(400))
+    expect(decodeAnswer(operations.status, 200, " \n<!doctype html>")).toStrictEqual({
+      kind: "front-door",
+      status: 200
+    })
+    expect(decodeAnswer(operations.status, 200, "oops <b>")).toStrictEqual(unknownAt(200))
+  })
+})
+
+describe("a shape of anything (Schema.Unknown)", () => {
+  it("takes any value, a found undefined included, which is not nothing found", () => {
+    for (const value of [1, "x", null, [], { a: 1 }, undefined]) {
+      expect(decode({ type: "unknown" }, value)).toStrictEqual({ value })
+    }
+    expect(decode({ type: "literal", of: ["a"] }, undefined)).toBeUndefined()
+  })
+})
 
 describe("the client's decodeAnswer refuses what the Schemas refuse", () => {
   it("takes the exact answers, optional members absent or present, in the Schema's member order", () => {

@@ -33,6 +33,31 @@ describe("the card's words", () => {
     })
   }
 
+  it("every sentence and label is words in both locales: none empty, and each its own in Czech and in English", () => {
+    /** Each string of a catalog, by its path (`buddy.works`, `title`); the one function is `waiting`. */
+    const leaves = (catalog: object, at = ""): ReadonlyArray<readonly [string, string]> =>
+      Object.entries(catalog).flatMap(([key, value]) =>
+        typeof value === "string"
+          ? [[`${at}${key}`, value] as const]
+          : typeof value === "object" && value !== null
+          ? leaves(value, `${at}${key}.`)
+          : []
+      )
+    const en = new Map(leaves(words.en))
+    const cs = new Map(leaves(words.cs))
+    expect([...cs.keys()]).toStrictEqual([...en.keys()])
+    expect(en.size).toBeGreaterThan(60)
+    for (const [key, text] of en) {
+      expect(text.trim().length, `en ${key}`).toBeGreaterThan(key === "title" ? 0 : 4)
+      expect(cs.get(key)?.trim().length ?? 0, `cs ${key}`).toBeGreaterThan(key === "title" ? 0 : 4)
+      // Only the name is the same in both.
+      if (key !== "title") expect(cs.get(key), key).not.toBe(text)
+    }
+    expect(words.en.title).toBe("Buddy")
+    expect(words.cs.title).toBe("Buddy")
+    for (const said of [en, cs]) expect(new Set(said.values()).size, "no two keys share words").toBe(said.size)
+  })
+
   it("hermes-outdated reads \"Buddy needs an update…\", in both words", () => {
     expect(words.en.blocked["hermes-outdated"]).toMatch(/^Buddy needs an update/)
     expect(words.cs.blocked["hermes-outdated"]).toMatch(/^Buddy potřebuje aktualizaci/)
