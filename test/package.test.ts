@@ -7,7 +7,8 @@
 // and a Launchpad's module exporting buddy's layers with `declaration: true` (D43), then walks every
 // host they make, each under a prefix, on the simulator the tarball ships. A last project installs it
 // next to the oldest `effect`, `@effect/platform` and `@effect/platform-node` its peer ranges name:
-// one copy of each of the first two in the tree, and the same build and walk there.
+// one copy of each of the first two in the tree, and the same build and walk there. A Launchpad's own
+// test project runs docs/testing.md's examples with vitest on `@lazurio/buddy/testing` (D53).
 import { build } from "esbuild"
 import {
   chmodSync,
@@ -238,6 +239,18 @@ describe("the packed package", () => {
     for (const file of ["bin/buddy-simulator.js", "dist/simulator.js", "dist/recorded.json"]) {
       expect(files).toContain(file)
     }
+    // @lazurio/buddy/testing (D53): the fake bundled with its recorded answers, its types beside buddy's.
+    for (
+      const file of [
+        "dist/lib/testing/index.js",
+        "dist/lib/testing/kit.js",
+        "dist/lib/testing/recorded.json",
+        "dist/lib/testing/index.d.ts",
+        "dist/fixtures/fake-gateway.d.ts"
+      ]
+    ) expect(files).toContain(file)
+    // The fake's code is in the bundle alone; dist/fixtures holds the types the kit names.
+    expect(files.filter((file) => file.startsWith("dist/fixtures/") && file.endsWith(".js"))).toStrictEqual([])
     // The systemd units the operator guide installs from the package (issue 24).
     for (
       const file of [
@@ -253,7 +266,12 @@ describe("the packed package", () => {
       ...new Set([...readme.matchAll(/\b((?:docs|examples)\/[\w.-]+\.(?:md|ts))\b/g)].map((match) => match[1]!))
     ]
     expect(named).toEqual(
-      expect.arrayContaining(["docs/http-api.md", "docs/operator-guide.md", "examples/mount-effect.ts"])
+      expect.arrayContaining([
+        "docs/http-api.md",
+        "docs/operator-guide.md",
+        "docs/testing.md",
+        "examples/mount-effect.ts"
+      ])
     )
     expect(named.filter((file) => !files.includes(file))).toStrictEqual([])
     expect(files.filter((file) => /^(src|test|fixtures|scripts|bench)\//.test(file))).toStrictEqual([])
@@ -336,6 +354,7 @@ describe("the packed package", () => {
       const buddy = await import("@lazurio/buddy")
       const client = await import("@lazurio/buddy/client")
       const element = await import("@lazurio/buddy/element")
+      const testing = await import("@lazurio/buddy/testing")
       const { dispose, handler } = buddy.makeBuddyWebHandler(await (await import("effect")).Effect.runPromise(buddy.BuddyConfig.make({ launchpadOrigin: "http://127.0.0.1", environment: "local" })))
       const answer = await handler(new Request("http://127.0.0.1/api/buddy"))
       const body = await answer.text()
@@ -346,6 +365,7 @@ describe("the packed package", () => {
         names: Object.keys(buddy).sort(),
         client: Object.keys(client).sort(),
         element: [Object.keys(element).sort(), element.defineCard()],
+        testing: Object.keys(testing).sort(),
         app: buddy.BuddyHttpApp !== undefined && typeof buddy.BuddyLive === "function",
         document: buddy.openApiDocument().openapi,
         answer: [answer.status, body],
@@ -361,6 +381,16 @@ describe("the packed package", () => {
     expect(seen["client"]).toStrictEqual(["defaultPollInterval", "makeBuddyClient", "maxPollBackoff"])
     // On a server the card's module loads and defines nothing: there are no custom elements there.
     expect(seen["element"]).toStrictEqual([["changeEvent", "defineCard", "words"], false])
+    expect(seen["testing"]).toStrictEqual([
+      "BuddyOnFakeGateway",
+      "FakeGateway",
+      "FakeGatewayError",
+      "JournalCapture",
+      "JournalLines",
+      "journalLines",
+      "makeSimulator",
+      "startSimulator"
+    ])
     expect(seen["app"]).toBe(true)
     expect(seen["document"]).toBe("3.1.0")
     expect(seen["answer"]).toStrictEqual([404, "{\"error\":\"buddy-absent\"}"])
@@ -573,4 +603,75 @@ describe("next to the oldest effect and @effect/platform its peer ranges name", 
     // tsc over effect's types: more than a minute at load 10 (a fresh clone's .ci/run beside two suites).
     180_000
   )
+})
+
+describe("a Launchpad's own tests on @lazurio/buddy/testing, from the installed tarball (D53)", () => {
+  let kit = ""
+  /** The vitest and @effect/vitest this repository runs, so npm takes them from its cache. */
+  const devTool = (name: string) => {
+    const { version } = JSON.parse(readFileSync(path.join(root, "node_modules", name, "package.json"), "utf8")) as {
+      readonly version: string
+    }
+    return `${name}@${version}`
+  }
+  /** docs/testing.md's examples, each written as a test file of the Launchpad's: their names. */
+  const examples = () => {
+    const blocks = [...readFileSync(path.join(root, "docs/testing.md"), "utf8").matchAll(/```ts\n([\s\S]*?)```/g)].map((
+      match
+    ) => match[1] ?? "")
+    expect(blocks.length).toBeGreaterThanOrEqual(2)
+    return blocks.map((code, index) => {
+      writeFileSync(path.join(kit, `testing-${index}.test.ts`), code)
+      return { file: `testing-${index}.test.ts`, tests: code.match(/\bit(?:\.\w+)?\(/g)?.length ?? 0 }
+    })
+  }
+
+  beforeAll(async () => {
+    kit = await launchpad("kit", [
+      ...inRange(["effect", "@effect/platform"]),
+      devTool("vitest"),
+      devTool("@effect/vitest")
+    ])
+  }, 240_000)
+
+  it("runs docs/testing.md's examples with vitest: every test passes", async () => {
+    const files = examples()
+    await inDir(kit)(process.execPath, [
+      path.join(kit, "node_modules/vitest/vitest.mjs"),
+      "run",
+      "--reporter=json",
+      "--outputFile=results.json",
+      ...files.map(({ file }) => file)
+    ]).catch((error: { readonly stdout: string; readonly stderr: string }) => {
+      throw new Error(`vitest failed in the Launchpad's project:\n${error.stdout}\n${error.stderr}`)
+    })
+    const results = JSON.parse(readFileSync(path.join(kit, "results.json"), "utf8")) as {
+      readonly numPassedTests: number
+      readonly numTotalTests: number
+    }
+    expect(results.numTotalTests).toBe(files.reduce((sum, { tests }) => sum + tests, 0))
+    expect(results.numPassedTests).toBe(results.numTotalTests)
+  }, 120_000)
+
+  it("type-checks the examples, and a module exporting the kit's layers builds its declarations", async () => {
+    const files = examples().map(({ file }) => file)
+    writeFileSync(
+      path.join(kit, "kit-layers.ts"),
+      `import { BuddyOnFakeGateway, FakeGateway, JournalCapture, makeSimulator } from "@lazurio/buddy/testing"
+export const Buddy = BuddyOnFakeGateway(
+  { launchpadOrigin: "https://launchpad.example", buddyOrigin: undefined, environment: "hosted-personal" },
+  { contract: undefined, signedIn: true, state: undefined, socket: "pointer" }
+)
+export const Fake = FakeGateway.layer()
+export const Journal = JournalCapture
+export const simulator = makeSimulator({ home: undefined, approveAfter: "3 seconds" })
+// @ts-expect-error the fake's home is its own: a Launchpad's fields here have no hermesHome
+export const Homed = BuddyOnFakeGateway({ launchpadOrigin: "https://l.example", environment: "local", hermesHome: "/x" })
+`
+    )
+    expect(await emit(kit, [...files, "kit-layers.ts"])).toBe("clean")
+    const declared = readFileSync(path.join(kit, "out/kit-layers.d.ts"), "utf8")
+    expect(declared).toContain("\"@lazurio/buddy/testing\"")
+    expect(declared).not.toMatch(/dist\/lib|fixtures\//)
+  }, 180_000)
 })

@@ -38,8 +38,11 @@ export const packBuddy = async (temp: string): Promise<Packed> => {
     "tsconfig.build.json",
     "tsconfig.element.json",
     "tsconfig.build-element.json",
+    "tsconfig.build-testing.json",
     "bin",
     "src",
+    // @lazurio/buddy/testing bundles the fake gateway from here (scripts/build-lib.js, D53).
+    "fixtures",
     "scripts"
   ]
   for (const entry of [...entries, "docs", "examples", "systemd"]) {
