@@ -253,6 +253,17 @@ describe("next to Effect 4", () => {
     expect(stderr).not.toContain("ERR_MODULE_NOT_FOUND")
   }, 60_000)
 
+  it("@lazurio/buddy/testing fails at once with the same sentence (D53), before its bundle links", async () => {
+    const { code, stderr } = await node(effect4, [
+      "--input-type=module",
+      "-e",
+      "await import(\"@lazurio/buddy/testing\")"
+    ])
+    expect(code).toBe(1)
+    expect(stderr).toContain(`Error: ${sentence.replace("4.1.0", foundIn(effect4))}`)
+    expect(stderr).not.toMatch(/ERR_MODULE_NOT_FOUND|SyntaxError/)
+  }, 60_000)
+
   it("require fails at once with the same sentence", async () => {
     const { code, stderr } = await node(effect4, ["--input-type=commonjs", "-e", "require(\"@lazurio/buddy\")"])
     expect(code).toBe(1)
