@@ -4,7 +4,9 @@ import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Effect, Option } from "effect"
 import { apiRoot } from "../schema/routes.js"
 import { absentBy, type BuddyConfigShape } from "../services/BuddyConfig.js"
-import { refused } from "./refusal.js"
+import { SetupReport } from "../services/SetupReport.js"
+import { originCause, originWords, setupCause } from "./origin-words.js"
+import { type Refused, refused } from "./refusal.js"
 
 /** Check 1: Buddy exists only on a hosted personal environment with a recorded Buddy origin. */
 export const buddyPresent = (config: BuddyConfigShape) => absentBy(config) === undefined
@@ -13,11 +15,16 @@ export const buddyPresent = (config: BuddyConfigShape) => absentBy(config) === u
  * Check 3, for every POST: `Sec-Fetch-Site: same-origin` and `Origin` exactly the Launchpad's
  * origin, which is never Buddy's own (a Buddy page must not drive his own sign-in).
  */
-export const requireSameOrigin = (config: BuddyConfigShape, request: HttpServerRequest.HttpServerRequest) => {
-  const site = request.headers["sec-fetch-site"]
-  const origin = request.headers["origin"]
-  const admitted = site === "same-origin" && origin === config.launchpadOrigin && origin !== config.buddyOrigin
-  return admitted ? Effect.void : Effect.fail(refused("origin-mismatch"))
+export const requireSameOrigin = (
+  config: BuddyConfigShape,
+  request: HttpServerRequest.HttpServerRequest
+): Effect.Effect<void, Refused> => {
+  const cause = originCause(config, request.headers["sec-fetch-site"], request.headers["origin"])
+  if (cause === undefined) return Effect.void
+  // Said once per cause on the Launchpad's logger (D50): the answer is the same for every cause.
+  return Effect.flatMap(SetupReport, (report) => report.once(setupCause(cause), () => originWords(config, cause))).pipe(
+    Effect.zipRight(Effect.fail(refused("origin-mismatch")))
+  )
 }
 
 /** The path without its query. */

@@ -7,9 +7,9 @@
 import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import { Effect, Layer } from "effect"
+import { Effect, Either, Layer } from "effect"
 import { apiRoot } from "../schema/routes.js"
-import type { BuddyConfig, BuddyConfigFields, ConfigInvalid } from "../services/BuddyConfig.js"
+import { BuddyConfig, type BuddyConfigFields, type ConfigInvalid } from "../services/BuddyConfig.js"
 import type { SignIn } from "../services/SignIn.js"
 import type { Status } from "../services/Status.js"
 import { targetOf } from "./admission.js"
@@ -58,17 +58,34 @@ const isFields = <E>(
 ): services is BuddyConfigFields => !Layer.isLayer(services)
 
 /**
+ * The fields checked now, as `BuddyConfig.make` checks them, so a host that is no Effect program
+ * hears a bad config where it makes the handler, not as a rejected promise at every request (D50).
+ */
+const checkedNow = (fields: BuddyConfigFields): BuddyConfigFields =>
+  Either.match(Effect.runSync(Effect.either(BuddyConfig.make(fields))), {
+    onLeft: (invalid) => {
+      // A plain function's refusal is its exception: the host that calls it is no Effect program.
+      // eslint-disable-next-line no-restricted-syntax -- as above
+      throw invalid
+    },
+    onRight: () => fields
+  })
+
+/**
  * `(Request) => Promise<Response>` for a host that speaks web `Request`, on the layers given (or
  * `BuddyLive` of the fields given), under `prefix` when given (else served whole, at C6's
  * `/api/buddy`). Call `dispose` when the host stops: it closes the layers and cancels nothing on
  * Hermes (C4.9).
+ *
+ * @throws {ConfigInvalid} fields that cannot serve, at once: its `reason` names the field, its
+ * message says what the field must be. A layer given is built at the first request, as any layer is.
  */
 export const makeBuddyWebHandler = <E = never>(
   services: BuddyConfigFields | Layer.Layer<SignIn | Status | BuddyConfig, E>,
   options: { readonly prefix?: Prefix } = {}
 ) => {
   const layer: Layer.Layer<SignIn | Status | BuddyConfig, E | ConfigInvalid> = isFields(services)
-    ? BuddyLive(services)
+    ? BuddyLive(checkedNow(services))
     : services
   return HttpApp.toWebHandlerLayer(options.prefix === undefined ? BuddyHttpApp : buddyHttpAppAt(options.prefix), layer)
 }

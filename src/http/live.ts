@@ -13,18 +13,26 @@ import {
 } from "../services/BuddyConfig.js"
 import { type Journal, JournalLive } from "../services/Journal.js"
 import { BuddyServicesLive as services } from "../services/layers.js"
+import { SetupReportLive } from "../services/SetupReport.js"
 import type { SignIn } from "../services/SignIn.js"
 import type { Status } from "../services/Status.js"
 
 /** What the layers provide: what `BuddyHttpApp` and a Launchpad that asks the services itself use. */
 export type BuddyServices = SignIn | Status | Journal | BuddyConfig
 
+/**
+ * The gateway client's services with a setup report of their own (D50): a home that does not exist
+ * or is no directory is said as they are built and by the first read that meets it, and the app
+ * says each cause of a same-origin refusal once, all on Effect's logger.
+ */
+const reported = services.pipe(Layer.provideMerge(SetupReportLive))
+
 /** SignIn and Status on the gateway client, given a BuddyConfig and a Journal. */
-export const BuddyServicesLive: Layer.Layer<SignIn | Status, never, BuddyConfig | Journal> = services
+export const BuddyServicesLive: Layer.Layer<SignIn | Status, never, BuddyConfig | Journal> = reported
 
 /** The services on a config layer and a journal layer, the internal tags hidden. */
 const on = <E>(config: Layer.Layer<BuddyConfig, E>, journal: Layer.Layer<Journal>): Layer.Layer<BuddyServices, E> =>
-  services.pipe(Layer.provideMerge(journal), Layer.provideMerge(config))
+  reported.pipe(Layer.provideMerge(journal), Layer.provideMerge(config))
 
 /**
  * Everything `BuddyHttpApp` needs, from a Launchpad's fields, checked (`BuddyConfig.make`), with

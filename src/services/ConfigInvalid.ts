@@ -6,12 +6,27 @@
 import { Data, Effect, ParseResult, Schema } from "effect"
 import * as path from "node:path"
 import { Environment, Locale, Origin } from "../schema/config.js"
+import { nearest } from "./nearest.js"
+import { shown } from "./shown.js"
 
 /** A home given by a Launchpad: absolute, since a relative one moves with the process's working directory. */
 const AbsolutePath = Schema.String.pipe(Schema.filter((text) => path.isAbsolute(text)))
 
 /** A size limit: a whole number of bytes, at least one. */
 const Bytes = Schema.Int.pipe(Schema.positive())
+
+const deadlineFields = {
+  control: Schema.optionalWith(Schema.DurationFromSelf, { exact: true }),
+  api: Schema.optionalWith(Schema.DurationFromSelf, { exact: true }),
+  start: Schema.optionalWith(Schema.DurationFromSelf, { exact: true })
+}
+
+const limitFields = {
+  identifyLine: Schema.optionalWith(Bytes, { exact: true }),
+  ticketLine: Schema.optionalWith(Bytes, { exact: true }),
+  answer: Schema.optionalWith(Bytes, { exact: true }),
+  requestBody: Schema.optionalWith(Bytes, { exact: true })
+}
 
 /** What `BuddyConfig.make` accepts: the required origin and environment, the rest optional, nothing else. */
 export const ConfigFields = Schema.Struct({
@@ -20,23 +35,8 @@ export const ConfigFields = Schema.Struct({
   buddyOrigin: Schema.optional(Origin),
   environment: Environment,
   locale: Schema.optional(Locale),
-  deadlines: Schema.optionalWith(
-    Schema.Struct({
-      control: Schema.optionalWith(Schema.DurationFromSelf, { exact: true }),
-      api: Schema.optionalWith(Schema.DurationFromSelf, { exact: true }),
-      start: Schema.optionalWith(Schema.DurationFromSelf, { exact: true })
-    }),
-    { exact: true }
-  ),
-  limits: Schema.optionalWith(
-    Schema.Struct({
-      identifyLine: Schema.optionalWith(Bytes, { exact: true }),
-      ticketLine: Schema.optionalWith(Bytes, { exact: true }),
-      answer: Schema.optionalWith(Bytes, { exact: true }),
-      requestBody: Schema.optionalWith(Bytes, { exact: true })
-    }),
-    { exact: true }
-  )
+  deadlines: Schema.optionalWith(Schema.Struct(deadlineFields), { exact: true }),
+  limits: Schema.optionalWith(Schema.Struct(limitFields), { exact: true })
 })
 
 type Reason =
@@ -70,12 +70,34 @@ const reasonWords: Readonly<Record<Reason, string>> = {
   "not-an-object": "the config must be an object with launchpadOrigin and environment"
 }
 
-/** A config a Launchpad gave that cannot serve, and which field is why; its message says it in words. */
-export class ConfigInvalid extends Data.TaggedError("ConfigInvalid")<{ readonly reason: Reason }> {
+/** The longest part of a key of the config's repeated: it is the Launchpad's text, if no value. */
+const keyLength = 40
+
+/**
+ * A config a Launchpad gave that cannot serve, and which field is why; its message says it in words.
+ * A key buddy does not know (at the top, or in `deadlines` or `limits`) is named with the known ones
+ * near it, as `buddy serve`'s config file names them: a key is no value, and a misspelt one is the
+ * commonest mistake (`buddyorigin`).
+ */
+export class ConfigInvalid extends Data.TaggedError("ConfigInvalid")<{
+  readonly reason: Reason
+  /** The key buddy does not know, as given (bounded when said). */
+  readonly unknownKey?: string
+  /** The known keys near it (`nearest`), perhaps none. */
+  readonly nearest?: ReadonlyArray<string>
+}> {
   override get message(): string {
-    return `buddy's config cannot serve: ${reasonWords[this.reason]}.`
+    return `buddy's config cannot serve: ${reasonWords[this.reason]}${
+      this.unknownKey === undefined ? "" : keyWords(this.unknownKey, this.nearest ?? [])
+    }.`
   }
 }
+
+/** What is said of an unknown key: its name, and the known ones near it. */
+const keyWords = (key: string, near: ReadonlyArray<string>) =>
+  `; ${shown(key, keyLength)} is none of them${
+    near.length === 0 ? "" : ` (did you mean ${near.map((name) => `"${name}"`).join(" or ")}?)`
+  }`
 
 /** The field a decoding issue is about, as its reason. */
 const fieldReasons: Readonly<Record<string, Reason>> = {
@@ -93,9 +115,33 @@ const fieldReasons: Readonly<Record<string, Reason>> = {
  * no object, names none): a known one (whatever is wrong beneath it), a key of its own that no
  * field has, or none at all when the fields are no object. A decoding error has at least one issue.
  */
-const reasonOf = (error: ParseResult.ParseError): Reason => {
-  const [field] = ParseResult.ArrayFormatter.formatErrorSync(error).flatMap((issue) => issue.path)
+const reasonOf = (path: ReadonlyArray<PropertyKey>): Reason => {
+  const [field] = path
   return field === undefined ? "not-an-object" : fieldReasons[String(field)] ?? "unknown-field"
+}
+
+/** The keys each level of the fields knows: the fields themselves, and those of `deadlines` and `limits`. */
+const knownKeys = (path: ReadonlyArray<PropertyKey>): ReadonlyArray<string> =>
+  path.length === 1
+    ? Object.keys(ConfigFields.fields)
+    : path[0] === "deadlines"
+    ? Object.keys(deadlineFields)
+    : Object.keys(limitFields)
+
+/**
+ * The error for the decode's first issue. Schema reports a key a struct does not name before anything
+ * else of it, so a misspelt required field (`launchpadorigin`) is named as such, not as missing.
+ */
+const invalidOf = (error: ParseResult.ParseError): ConfigInvalid => {
+  const [issue] = ParseResult.ArrayFormatter.formatErrorSync(error)
+  // A decoding error has at least one issue; the fallback is for the type.
+  // Stryker disable next-line OptionalChaining,ArrayDeclaration: unreachable, as above
+  const path = issue?.path ?? []
+  const reason = reasonOf(path)
+  // Stryker disable next-line OptionalChaining: unreachable, as above
+  if (issue?._tag !== "Unexpected") return new ConfigInvalid({ reason })
+  const key = String(path[path.length - 1])
+  return new ConfigInvalid({ reason, unknownKey: key, nearest: nearest(key, knownKeys(path)) })
 }
 
 const decodeFields = Schema.decodeUnknown(ConfigFields, { onExcessProperty: "error" })
@@ -103,7 +149,7 @@ const decodeFields = Schema.decodeUnknown(ConfigFields, { onExcessProperty: "err
 /** `input` as a Launchpad's fields, exactly, or the reason it cannot serve. */
 export const checkFields = (input: unknown) =>
   decodeFields(input).pipe(
-    Effect.mapError((error) => new ConfigInvalid({ reason: reasonOf(error) })),
+    Effect.mapError(invalidOf),
     Effect.filterOrFail(
       (fields) => fields.buddyOrigin !== fields.launchpadOrigin,
       () => new ConfigInvalid({ reason: "same-origins" })

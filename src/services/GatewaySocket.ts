@@ -14,10 +14,11 @@ import {
 import { decodeUtf8 } from "../schema/utf8.js"
 import { BuddyConfig } from "./BuddyConfig.js"
 import { type Deadline, withDeadline } from "./deadline.js"
-import { locate, type Located } from "./gateway-path.js"
+import { type HomeMet, locate, type Located } from "./gateway-path.js"
 import type { GatewayError } from "./GatewayError.js"
 import { gatewayError } from "./GatewayError.js"
 import { makeLineReader } from "./line-reader.js"
+import { homeOnReadWords, SetupReport } from "./SetupReport.js"
 
 export interface Exchanged {
   /** Where C1 found the gateway: the real home (whose profile it must serve) and the socket. */
@@ -139,19 +140,27 @@ export const exchangeOn = (
 
 export const GatewaySocketLive = Layer.effect(
   GatewaySocket,
-  Effect.map(BuddyConfig, (config) =>
-    GatewaySocket.of({
+  Effect.gen(function*() {
+    const config = yield* BuddyConfig
+    const report = yield* SetupReport
+    // A home that does not exist or is no directory, said once more by the first read that meets it (D50).
+    const met: HomeMet = (finding) =>
+      report.once({ kind: "home-on-read", variant: finding }, () => homeOnReadWords(config, finding))
+    return GatewaySocket.of({
       exchange: (request, maxLine) =>
         withDeadline(config.deadlines.control, (deadline) =>
-          locate(config.hermesHome, deadline).pipe(
+          locate(config.hermesHome, deadline, met).pipe(
             Effect.flatMap((located) =>
               Effect.map(exchangeOn(located.socket, request, maxLine, deadline), (reply) => ({ located, reply }))
             )
           )),
       exchangeAt: (located, request, maxLine) =>
-        withDeadline(config.deadlines.control, (deadline) =>
-          Effect.map(exchangeOn(located.socket, request, maxLine, deadline), (reply) => ({ located, reply }))),
-      locate: withDeadline(config.deadlines.control, (deadline) =>
-        locate(config.hermesHome, deadline))
-    }))
+        withDeadline(
+          config.deadlines.control,
+          (deadline) =>
+            Effect.map(exchangeOn(located.socket, request, maxLine, deadline), (reply) => ({ located, reply }))
+        ),
+      locate: withDeadline(config.deadlines.control, (deadline) => locate(config.hermesHome, deadline, met))
+    })
+  })
 )

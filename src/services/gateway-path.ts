@@ -170,13 +170,43 @@ export const privateRealHome = (
       Effect.flatMap((stats) => (privateHome(stats) ? Effect.succeed(home) : refuse("unsafe-home")))
     ))
 
+/**
+ * What the walk found wrong with the home itself, for the words a Launchpad's logger gets (D50): a
+ * home that does not exist (C1.4 reads it as not running, D5) or that is no directory (unsafe-home).
+ * The wire keeps the closed reason; this only tells a typo in `hermesHome` from a stopped gateway.
+ */
+export type HomeFinding = "missing" | "not-a-directory"
+
+/** Told what the walk found wrong with the home; the default hears nothing. */
+export type HomeMet = (finding: HomeFinding) => Effect.Effect<void>
+
+const unheard: HomeMet = () => Effect.void
+
+/** The home's finding for the errno of its real path: ENOENT missing, ENOTDIR a part that is no directory. */
+const findingOf = (code: string): HomeFinding | undefined =>
+  code === "ENOENT" ? "missing" : code === "ENOTDIR" ? "not-a-directory" : undefined
+
+/** `met` told of the finding `code` makes, if any, then the failure C1 gives for it. */
+const failedHome = (met: HomeMet) => (code: string) => {
+  const finding = findingOf(code)
+  return Effect.zipRight(
+    finding === undefined ? Effect.void : met(finding),
+    Effect.fail(failedAs("unsafe-home", "not-running")(code))
+  )
+}
+
 /** What lstat said of the home and of its direct socket, checked as C1.1–C1.4 say. */
-const checkedAt = (home: string, [stats, direct]: readonly [Stats | string, Stats | string], deadline: Deadline) =>
+const checkedAt = (
+  home: string,
+  [stats, direct]: readonly [Stats | string, Stats | string],
+  deadline: Deadline,
+  met: HomeMet
+) =>
   typeof stats === "string"
-    ? Effect.fail(failedAs("unsafe-home", "not-running")(stats))
+    ? failedHome(met)(stats)
     : privateHome(stats)
     ? Effect.map(socketOf(home, direct, deadline), (socket) => ({ home, socket }))
-    : refuse("unsafe-home")
+    : Effect.zipRight(stats.isDirectory() ? Effect.void : met("not-a-directory"), refuse("unsafe-home"))
 
 /** The home's and its direct socket's lstat, in one wait. */
 const lookAt = (home: string) => Promise.all([lstatOrCode(home), lstatOrCode(nodePath.join(home, "gateway.sock"))])
@@ -188,18 +218,22 @@ const lookAt = (home: string) => Promise.all([lstatOrCode(home), lstatOrCode(nod
  * home and its socket looked at, and the walk is one wait instead of two (D47); otherwise the real
  * path is looked at in a second wait (D25.7). The home's verdict comes first.
  */
-export const locate = (override: string | undefined, deadline: Deadline): Effect.Effect<Located, GatewayError> =>
+export const locate = (
+  override: string | undefined,
+  deadline: Deadline,
+  met: HomeMet = unheard
+): Effect.Effect<Located, GatewayError> =>
   configuredHome(override).pipe(
     Effect.flatMap((configured) =>
       fsCall(deadline, () => Promise.all([fsp.realpath(configured), lookAt(configured)])).pipe(
-        Effect.mapError(failedAs("unsafe-home", "not-running")),
+        Effect.catchAll(failedHome(met)),
         Effect.flatMap(([home, looked]) =>
           home === configured
-            ? checkedAt(home, looked, deadline)
+            ? checkedAt(home, looked, deadline, met)
             : fsCall(deadline, () => lookAt(home)).pipe(
               // lookAt answers every errno as a value: only the deadline can fail this wait.
               Effect.mapError(() => gatewayError("timeout")),
-              Effect.flatMap((again) => checkedAt(home, again, deadline))
+              Effect.flatMap((again) => checkedAt(home, again, deadline, met))
             )
         )
       )

@@ -4,7 +4,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Config, ConfigProvider, Duration, Effect, Layer } from "effect"
 import { configFrom } from "../../src/http/app.js"
-import { BuddyConfig, defaultDeadlines, defaultLimits } from "../../src/services/BuddyConfig.js"
+import { BuddyConfig, type ConfigInvalid, defaultDeadlines, defaultLimits } from "../../src/services/BuddyConfig.js"
 
 describe("BuddyConfig.make", () => {
   it("a config that names nothing is local, English, the loopback Launchpad, no home or Buddy origin", () => {
@@ -187,9 +187,9 @@ describe("BuddyConfig.make refuses what a Launchpad cannot have meant (D43)", ()
         environment: yield* messageOf({ ...good, environment: secret }),
         locale: yield* messageOf({ ...good, locale: secret }),
         "hermes-home": yield* messageOf({ ...good, hermesHome: secret }),
-        deadlines: yield* messageOf({ ...good, deadlines: { [secret]: 1 } }),
+        deadlines: yield* messageOf({ ...good, deadlines: { contol: secret } }),
         limits: yield* messageOf({ ...good, limits: { answer: secret } }),
-        "unknown-field": yield* messageOf({ ...good, [secret]: secret }),
+        "unknown-field": yield* messageOf({ ...good, buddyorigin: secret }),
         "not-an-object": yield* messageOf(secret)
       }
       expect(words).toStrictEqual({
@@ -207,11 +207,13 @@ describe("BuddyConfig.make refuses what a Launchpad cannot have meant (D43)", ()
         "hermes-home":
           "buddy's config cannot serve: hermesHome must be an absolute path: a relative one would move with the " +
           "working directory.",
-        deadlines: "buddy's config cannot serve: deadlines may name only control, api and start, each a Duration.",
+        deadlines: "buddy's config cannot serve: deadlines may name only control, api and start, each a Duration; " +
+          "\"contol\" is none of them (did you mean \"control\"?).",
         limits: "buddy's config cannot serve: limits may name only identifyLine, ticketLine, answer and " +
           "requestBody, each a whole number of bytes above 0.",
         "unknown-field": "buddy's config cannot serve: the config has a field buddy does not know; it takes " +
-          "hermesHome, launchpadOrigin, buddyOrigin, environment, locale, deadlines, limits.",
+          "hermesHome, launchpadOrigin, buddyOrigin, environment, locale, deadlines, limits; \"buddyorigin\" is none " +
+          "of them (did you mean \"buddyOrigin\"?).",
         "not-an-object":
           "buddy's config cannot serve: the config must be an object with launchpadOrigin and environment."
       })
@@ -219,6 +221,60 @@ describe("BuddyConfig.make refuses what a Launchpad cannot have meant (D43)", ()
       const printed = Cause.pretty(Cause.fail(yield* Effect.flip(unchecked({ ...good, hermesHome: secret }))))
       expect(printed).toContain("ConfigInvalid: buddy's config cannot serve: hermesHome must be an absolute path")
       expect(printed).not.toContain(secret)
+    }))
+})
+
+describe("a key buddy does not know is named with the known ones near it (D50)", () => {
+  const good = { launchpadOrigin: "https://launchpad.example", environment: "hosted-personal" } as const
+  const invalid = (fields: unknown) => Effect.flip(BuddyConfig.make(fields as Parameters<typeof BuddyConfig.make>[0]))
+
+  it.effect("at the top, in deadlines and in limits, with every near one, or none", () =>
+    Effect.gen(function*() {
+      const seen = (error: ConfigInvalid) => [error.reason, error.unknownKey, error.nearest]
+      expect(seen(yield* invalid({ ...good, buddyorigin: "https://buddy.example" }))).toStrictEqual([
+        "unknown-field",
+        "buddyorigin",
+        ["buddyOrigin"]
+      ])
+      // A misspelt required field is named as misspelt, not as missing.
+      expect(seen(yield* invalid({ launchpadorigin: good.launchpadOrigin, environment: "local" }))).toStrictEqual([
+        "unknown-field",
+        "launchpadorigin",
+        ["launchpadOrigin"]
+      ])
+      expect(seen(yield* invalid({ ...good, deadlines: { contol: Duration.seconds(1) } }))).toStrictEqual([
+        "deadlines",
+        "contol",
+        ["control"]
+      ])
+      expect(seen(yield* invalid({ ...good, limits: { answers: 10 } }))).toStrictEqual(["limits", "answers", ["answer"]])
+      expect(seen(yield* invalid({ ...good, socketGroup: "www-data" }))).toStrictEqual([
+        "unknown-field",
+        "socketGroup",
+        []
+      ])
+      // A wrong value of a known field names no key.
+      expect(seen(yield* invalid({ ...good, limits: { answer: 0 } }))).toStrictEqual(["limits", undefined, undefined])
+      expect((yield* invalid({ ...good, socketGroup: "www-data" })).message).toBe(
+        "buddy's config cannot serve: the config has a field buddy does not know; it takes hermesHome, " +
+          "launchpadOrigin, buddyOrigin, environment, locale, deadlines, limits; \"socketGroup\" is none of them."
+      )
+    }))
+
+  it.effect("the key said bounded to 40 characters, quoted, its controls escaped", () =>
+    Effect.gen(function*() {
+      const key = `a"\\\n\u001b\u007f\u2028${"x".repeat(60)}`
+      const message = (yield* invalid({ ...good, [key]: 1 })).message
+      expect(message).toContain(String.raw`; "a\"\\\u000a\u001b\u007f\u2028` + `${"x".repeat(33)}"… is none of them.`)
+      expect((yield* invalid({ ...good, [key]: 1 })).unknownKey).toBe(key)
+      expect((yield* invalid({ ...good, ["y".repeat(40)]: 1 })).message).toContain(`"${"y".repeat(40)}" is none`)
+    }))
+
+  it.effect("several near ones are each named", () =>
+    Effect.gen(function*() {
+      expect((yield* invalid({ ...good, l: 1 })).message).toContain(
+        `; "l" is none of them (did you mean "launchpadOrigin" or "locale" or "limits"?).`
+      )
     }))
 })
 
