@@ -20,6 +20,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import {
+  emptyProject,
   inDir,
   installIn,
   packBuddy,
@@ -79,6 +80,8 @@ let temp = ""
 let packed: Packed
 let readme = ""
 let effect4 = ""
+/** What npm said while it installed the README's line. */
+let installed = { stdout: "", stderr: "" }
 
 beforeAll(async () => {
   temp = mkdtempSync(path.join(os.tmpdir(), "buddy-toolchain-"))
@@ -87,7 +90,10 @@ beforeAll(async () => {
   expect(line.slice(0, 3)).toStrictEqual(["npm", "install", "@lazurio/buddy"])
   ;[readme, effect4] = await Promise.all([
     // Exactly what the README's line installs, the package from the tarball.
-    scratchProject(temp, "readme", [packed.tarball, ...line.slice(3), "@types/node@20"]),
+    Promise.resolve(emptyProject(temp, "readme")).then(async (dir) => {
+      installed = await installIn(dir, [packed.tarball, ...line.slice(3), "@types/node@20"])
+      return dir
+    }),
     // A Launchpad on Effect 4 (the registry's latest) that forces the package in, as npm's refusal suggests.
     scratchProject(temp, "effect4", ["effect@4"]).then(async (dir) => {
       await installIn(dir, [packed.tarball, `@effect/platform@${manifest.peerDependencies["@effect/platform"]}`], [
@@ -128,18 +134,47 @@ describe("the README's install line", () => {
   }, 120_000)
 })
 
+// npm runs a dependency's preinstall, install, postinstall and prepare when it installs it, and warns
+// of each one allowScripts has not covered; the build is prepack's, which only npm pack runs (D55).
+describe("installed from the tarball", () => {
+  const installTime = ["preinstall", "install", "postinstall", "prepare"]
+
+  it("npm says nothing of install scripts", () => {
+    expect(installed.stdout).toMatch(/^added \d+ packages? in /m)
+    expect(`${installed.stdout}${installed.stderr}`).not.toMatch(/install-scripts|allowScripts|prepare/)
+  })
+
+  it("its package.json has no install-time script, and the build is prepack's", () => {
+    const shipped = JSON.parse(
+      readFileSync(path.join(readme, "node_modules/@lazurio/buddy/package.json"), "utf8")
+    ) as { readonly scripts: Record<string, string> }
+    expect(Object.keys(shipped.scripts).filter((name) => installTime.includes(name))).toStrictEqual([])
+    expect(shipped.scripts["prepack"]).toBe("node scripts/build.js && node scripts/build-lib.js")
+    // npm pack ran it: what it built is in the tarball (packBuddy packs a copy that had no dist/).
+    for (const file of ["dist/buddy.js", "dist/simulator.js", "dist/lib/main.cjs", "dist/lib/testing/index.cjs"]) {
+      expect([file, existsSync(path.join(readme, "node_modules/@lazurio/buddy", file))]).toStrictEqual([file, true])
+    }
+  })
+})
+
 describe("require() on Node ≥ 20.19", () => {
   it("loads the same library import() gives, names and objects, and the client", async () => {
     const script = `
       const buddy = require("@lazurio/buddy")
       const client = require("@lazurio/buddy/client")
-      import("@lazurio/buddy").then((imported) => console.log(JSON.stringify({
-        names: Object.keys(buddy),
-        same: Object.keys(imported).every((name) => imported[name] === buddy[name]),
-        imported: Object.keys(imported).length,
-        client: Object.keys(client).sort(),
-        document: buddy.openApiDocument().openapi
-      })))
+      const testing = require("@lazurio/buddy/testing")
+      Promise.all([import("@lazurio/buddy"), import("@lazurio/buddy/testing")]).then(([imported, kit]) =>
+        console.log(JSON.stringify({
+          names: Object.keys(buddy),
+          same: Object.keys(imported).every((name) => imported[name] === buddy[name]),
+          imported: Object.keys(imported).length,
+          client: Object.keys(client).sort(),
+          document: buddy.openApiDocument().openapi,
+          testing: Object.keys(testing).sort(),
+          kit: Object.keys(kit).sort(),
+          sameKit: Object.keys(kit).every((name) => kit[name] === testing[name])
+        }))
+      )
     `
     const { code, stderr, stdout } = await node(readme, ["--input-type=commonjs", "-e", script])
     expect(stderr).toBe("")
@@ -150,6 +185,18 @@ describe("require() on Node ≥ 20.19", () => {
     expect(seen["same"]).toBe(true)
     expect(seen["client"]).toStrictEqual(["defaultPollInterval", "makeBuddyClient", "maxPollBackoff"])
     expect(seen["document"]).toBe("3.1.0")
+    expect(seen["testing"]).toStrictEqual([
+      "BuddyOnFakeGateway",
+      "FakeGateway",
+      "FakeGatewayError",
+      "JournalCapture",
+      "JournalLines",
+      "journalLines",
+      "makeSimulator",
+      "startSimulator"
+    ])
+    expect(seen["kit"]).toStrictEqual(seen["testing"])
+    expect(seen["sameKit"]).toBe(true)
   }, 60_000)
 
   it(
