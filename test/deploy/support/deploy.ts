@@ -40,9 +40,9 @@ export interface Snippet {
   readonly text: string
 }
 
-const marker = /<!-- tested: (test\/[^\s,]+), ([\w-]+) -->\n```([\w-]*)\n([\s\S]*?\n)```/g
+const marker = /<!-- tested in the repository: (test\/[^\s,]+), ([\w-]+) -->\n```([\w-]*)\n([\s\S]*?\n)```/g
 
-/** Every fenced block of the markdown that a `<!-- tested: FILE, NAME -->` line marks. */
+/** Every fenced block of the markdown that a `<!-- tested in the repository: FILE, NAME -->` line marks. */
 export const testedSnippets = (markdown: string): ReadonlyArray<Snippet> =>
   [...markdown.matchAll(marker)].map(([, test = "", name = "", language = "", text = ""]) => ({
     test,
