@@ -79,6 +79,26 @@ describe("what the package ships", () => {
     expect(danglingPointers(packed, read, built).map(({ file, pointer }) => `${file}: ${pointer}`)).toStrictEqual([])
   })
 
+  it("says, in buddy's and the simulator's help, nothing the package lacks", () => {
+    const help =
+      ["--help", "status --help", "sign-in --help", "sign-out --help", "serve --help"].map((words) =>
+        execFileSync(process.execPath, ["bin/buddy.js", ...words.split(" ")], {
+          cwd: fileURLToPath(new URL("../", import.meta.url)),
+          encoding: "utf8"
+        })
+      ).join("\n\n") + execFileSync(process.execPath, ["bin/buddy-simulator.js", "--help"], {
+        cwd: fileURLToPath(new URL("../", import.meta.url)),
+        encoding: "utf8"
+      })
+    expect(help).toContain("buddy serve")
+    const file = "help.md"
+    expect(
+      danglingPointers([...packed, file], (name) => name === file ? help : read(name), built).map(({ pointer }) =>
+        pointer
+      )
+    ).toStrictEqual([])
+  })
+
   it("defines every contract id C1–C10 in docs/http-api.md", () => {
     expect([...definedIds([read("docs/http-api.md")])].toSorted()).toStrictEqual(
       Array.from({ length: 10 }, (_, index) => `C${index + 1}`).toSorted()
@@ -120,7 +140,11 @@ describe("the scan of shipped texts", () => {
     "docs/element/a.png": "",
     "examples/one.ts": "// ../shared/design/contract.md and C1\n"
   }
-  const found = danglingPointers(Object.keys(texts), (file) => texts[file] ?? "", (file) => file === "dist/lib/index.js")
+  const found = danglingPointers(
+    Object.keys(texts),
+    (file) => texts[file] ?? "",
+    (file) => file === "dist/lib/index.js"
+  )
 
   it("reports each path, link and id that leads outside, with its file", () => {
     expect(found.map(({ file, pointer }) => `${file}: ${pointer}`)).toStrictEqual([

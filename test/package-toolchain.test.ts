@@ -311,10 +311,13 @@ describe("next to Effect 4", () => {
     expect(stderr).not.toMatch(/ERR_MODULE_NOT_FOUND|SyntaxError/)
   }, 60_000)
 
-  it("require fails at once with the same sentence", async () => {
-    const { code, stderr } = await node(effect4, ["--input-type=commonjs", "-e", "require(\"@lazurio/buddy\")"])
-    expect(code).toBe(1)
-    expect(stderr).toContain(`Error: ${sentence.replace("4.1.0", foundIn(effect4))}`)
+  it("require fails at once with the same sentence, @lazurio/buddy/testing's too", async () => {
+    for (const entry of ["@lazurio/buddy", "@lazurio/buddy/testing"]) {
+      const { code, stderr } = await node(effect4, ["--input-type=commonjs", "-e", `require("${entry}")`])
+      expect([entry, code]).toStrictEqual([entry, 1])
+      expect(stderr).toContain(`Error: ${sentence.replace("4.1.0", foundIn(effect4))}`)
+      expect(stderr).not.toMatch(/ERR_REQUIRE_ASYNC_MODULE|ERR_MODULE_NOT_FOUND|SyntaxError/)
+    }
   }, 60_000)
 })
 
