@@ -15,8 +15,8 @@ export { unixExchangeAs } from "../../support/unix-exchange.js"
 
 export const REPO = fileURLToPath(new URL("../../../", import.meta.url))
 /**
- * The `buddy` executable (package.json "bin"), which runs the built bundle dist/buddy.js that `npm ci`
- * (and the test run's global setup) builds: what `npm install -g` links as /usr/local/bin/buddy.
+ * The `buddy` executable (package.json "bin"), which runs the built bundle dist/buddy.js that the test
+ * run's global setup builds: what `npm install -g` links as /usr/local/bin/buddy.
  */
 export const BUDDY = path.join(REPO, "bin", "buddy.js")
 export const GUIDE = path.join(REPO, "docs", "operator-guide.md")
