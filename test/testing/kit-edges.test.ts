@@ -1,11 +1,11 @@
 // The test kit's own edges, each a promise a Launchpad's suite leans on (D53): a setup's defaults and
-// its explicit values, which sign-in a control ends, the simulator's hand approval, and the names a
+// its explicit values, the simulator's hand approval, and the names a
 // Launchpad's logs and `Effect.catchTag` see.
 import { describe, expect, it } from "@effect/vitest"
 import { BuddyLive, JournalSilent, SignIn, Status } from "@lazurio/buddy"
-import { BuddyOnFakeGateway, FakeGateway, FakeGatewayError, startSimulator } from "@lazurio/buddy/testing"
+import { FakeGateway, FakeGatewayError, startSimulator } from "@lazurio/buddy/testing"
 import { Effect } from "effect"
-import { optionsOf, pendingSession } from "../../src/testing/gateway.js"
+import { optionsOf } from "../../src/testing/gateway.js"
 
 const fields = {
   launchpadOrigin: "https://launchpad.example",
@@ -25,32 +25,6 @@ describe("a fake gateway's setup", () => {
     const given = { contract: false, signedIn: true, state: "starting", socket: "pointer" } as const
     expect(optionsOf(given)).toStrictEqual(given)
   })
-})
-
-describe("the sign-in a control ends", () => {
-  it.scoped("is the one pending on Hermes, and none once Hermes ended it", () =>
-    Effect.gen(function*() {
-      const fake = yield* FakeGateway
-      expect(pendingSession(fake.controls)).toBeUndefined()
-      const signIn = yield* SignIn
-      yield* signIn.start
-      const [session] = fake.controls.sessions()
-      expect(pendingSession(fake.controls)?.id).toBe(session?.id)
-      yield* fake.deny()
-      // Denied, not cancelled: Hermes's worker can end it no more, so no control may reach it.
-      expect(fake.controls.sessions().map((s) => [s.status, s.cancelled])).toStrictEqual([["denied", false]])
-      expect(pendingSession(fake.controls)).toBeUndefined()
-      expect(yield* Effect.flip(fake.approve())).toStrictEqual(new FakeGatewayError({ reason: "no-pending-sign-in" }))
-    }).pipe(Effect.provide(BuddyOnFakeGateway(fields))))
-
-  it.scoped("is never one its instance marked cancelled when it went away", () =>
-    Effect.gen(function*() {
-      const fake = yield* FakeGateway
-      yield* (yield* SignIn).start
-      yield* fake.restart()
-      expect(fake.controls.sessions().map((s) => [s.status, s.cancelled])).toStrictEqual([["pending", true]])
-      expect(pendingSession(fake.controls)).toBeUndefined()
-    }).pipe(Effect.provide(BuddyOnFakeGateway(fields))))
 })
 
 describe("the simulator approved by hand", () => {
