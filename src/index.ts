@@ -9,7 +9,7 @@
 export { BuddyHttpApp, configFrom } from "./http/app.js"
 export { buddyHttpAppAt, BuddyRoutes, makeBuddyWebHandler, type Prefix } from "./http/hosts.js"
 export { BuddyLive, BuddyLiveConfig, type BuddyServices, BuddyServicesLive } from "./http/live.js"
-export { openApiDocument, withBuddyOperations } from "./http/openapi.js"
+export { type BuddyOperationsMerge, openApiDocument, withBuddyOperations } from "./http/openapi.js"
 export { ConfigFile, Environment, Locale, Origin } from "./schema/config.js"
 export {
   BuddyConfig,

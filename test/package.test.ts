@@ -25,6 +25,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { measureClient } from "../bench/client-size.js"
+import { generatedClient, mergedDocument, prefix, published, validated } from "./support/openapi-launchpad.js"
 import {
   copiesOf,
   inDir,
@@ -174,6 +175,7 @@ export const Routes = BuddyRoutes({ prefix: "/launchpad/buddy" })
 export const App = buddyHttpAppAt("/launchpad/buddy")
 export const web = makeBuddyWebHandler(BuddyLayer, { prefix: "/launchpad/buddy" })
 export const document = withBuddyOperations("/launchpad/buddy")({})
+export const merge = withBuddyOperations("/launchpad/buddy")
 `
 
 /** Every host of the examples, compiled in `dir`, walked against the simulator: what each answered. */
@@ -579,6 +581,25 @@ describe("every host a Launchpad uses, from the installed tarball (D43)", () => 
       expectWalked(await walkHosts(hosts))
     },
     60_000
+  )
+
+  it(
+    "merges buddy's operations into OpenApi.fromApi's document with skipLibCheck off; valid OpenAPI 3.1, a generated client compiles (D54)",
+    async () => {
+      const { compiled, merged, transformed } = await mergedDocument(hosts)
+      expect(compiled).toBe("clean")
+      expect(transformed).toStrictEqual(merged)
+      const file = published(hosts, merged ?? {})
+      expect(await validated(file)).toStrictEqual({ valid: true, warnings: [], specification: "OpenAPI" })
+      const paths = (merged ?? {})["paths"] as Record<string, Record<string, Record<string, unknown>>>
+      expect(paths[`${prefix}/sign-in/start`]?.["post"]?.["parameters"]).toStrictEqual([])
+      expect(Object.keys(paths[`${prefix}/sign-in/start`]?.["post"]?.["responses"] ?? {})).toStrictEqual(
+        ["200", "400", "403", "404", "409", "413", "415", "500", "503"]
+      )
+      expect(await generatedClient(hosts, file)).toBe("clean")
+    },
+    // tsc over effect's and the platform's own declarations, twice.
+    180_000
   )
 })
 

@@ -3,10 +3,14 @@
 // document by `withBuddyOperations`. The services are stand-ins: only where each request lands is
 // under test here (test/examples.test.ts drives every host against the fake gateway).
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as HttpApi from "@effect/platform/HttpApi"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Schema } from "effect"
 import { createServer, request } from "node:http"
 import type { AddressInfo } from "node:net"
 import { buddyHttpAppAt, BuddyRoutes } from "../../src/http/hosts.js"
@@ -140,7 +144,7 @@ describe("withBuddyOperations, buddy's operations in a Launchpad's document", ()
       { name: "pages" },
       {
         name: "buddy",
-        description: (openApiDocument("/x/buddy") as { info: { description: string } }).info.description
+        description: openApiDocument("/x/buddy").info.description
       }
     ])
     const ids = Object.entries(merged.paths).flatMap(([path, methods]) =>
@@ -163,7 +167,7 @@ describe("withBuddyOperations, buddy's operations in a Launchpad's document", ()
     expect(references.filter((name) => !name.startsWith("buddy."))).toStrictEqual([])
     expect(references.filter((name) => !(name in merged.components["schemas"]!))).toStrictEqual([])
     // The same schemas as buddy's own document, under their buddy.* names.
-    const own = openApiDocument("/x/buddy") as { components: { schemas: Record<string, unknown> } }
+    const own = openApiDocument("/x/buddy")
     expect(Object.keys(merged.components["schemas"]!).filter((name) => name.startsWith("buddy.")).toSorted())
       .toStrictEqual(Object.keys(own.components.schemas).map((name) => `buddy.${name}`).toSorted())
   })
@@ -180,5 +184,46 @@ describe("withBuddyOperations, buddy's operations in a Launchpad's document", ()
     const odd = withBuddyOperations()({ tags: "x", paths: [], components: { schemas: 1 } }) as unknown as Document
     expect(odd.tags.map((tag) => tag.name)).toStrictEqual(["buddy"])
     expect(Object.keys(odd.paths).length).toBe(6)
+  })
+
+  /** A Launchpad's own HttpApi, as `OpenApi.fromApi` documents it. */
+  const LaunchpadApi = HttpApi.make("launchpad").add(
+    HttpApiGroup.make("pages").add(HttpApiEndpoint.get("home", "/").addSuccess(Schema.String))
+  )
+
+  it("takes OpenApi.fromApi's document and gives an OpenAPISpec back, as OpenApi.Transform does, with the mounted app's answers", () => {
+    // Typed as the platform types it: this line is the compile-time check (TS2345 before D54).
+    const merged: OpenApi.OpenAPISpec = withBuddyOperations("/x/buddy")(OpenApi.fromApi(LaunchpadApi))
+    const transformed = OpenApi.fromApi(LaunchpadApi.annotate(OpenApi.Transform, withBuddyOperations("/x/buddy")))
+    expect(transformed).toStrictEqual(merged)
+    expect(merged.paths["/"]?.get?.operationId).toBe("pages.home")
+    const start = merged.paths["/x/buddy/sign-in/start"]?.post
+    expect(start?.operationId).toBe("buddy.startSignIn")
+    expect(start?.tags).toStrictEqual(["buddy"])
+    expect(start?.parameters).toStrictEqual([])
+    expect(Object.keys(start?.responses ?? {})).toStrictEqual(
+      ["200", "400", "403", "404", "409", "413", "415", "500", "503"]
+    )
+    expect(Object.keys(merged.paths["/x/buddy"]?.get?.responses ?? {})).toStrictEqual(["200", "404", "500"])
+    // Nothing of buddy serve's own server: its statuses and host-mismatch are not the mount's to give.
+    expect(JSON.stringify(merged)).not.toMatch(/"(408|417|431)"|host-mismatch|buddy serve/)
+    expect(merged.tags.map((group) => group.name)).toStrictEqual(["pages", "buddy"])
+  })
+
+  it("puts buddy's operations under the document's own security, as the Launchpad's own operations are", () => {
+    const spec: OpenApi.OpenAPISpec = {
+      ...OpenApi.fromApi(LaunchpadApi),
+      security: [{ cookie: [] }],
+      components: { schemas: {}, securitySchemes: { cookie: { type: "apiKey", name: "session", in: "cookie" } } }
+    }
+    const merged = withBuddyOperations("/x/buddy")(spec)
+    const securities = Object.entries(merged.paths).flatMap(([path, methods]) =>
+      path.startsWith("/x/buddy") ? Object.values(methods).map((operation) => operation.security) : []
+    )
+    expect(securities).toStrictEqual(Array.from({ length: 6 }, () => [{ cookie: [] }]))
+    expect(merged.components.securitySchemes).toStrictEqual(spec.components.securitySchemes)
+    // Its own document asks no credential.
+    expect(Object.values(openApiDocument().paths).flatMap((methods) => Object.values(methods).map((op) => op.security)))
+      .toStrictEqual(Array.from({ length: 6 }, () => []))
   })
 })

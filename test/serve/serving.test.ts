@@ -13,6 +13,7 @@ import * as path from "node:path"
 import { afterAll, afterEach, describe, expect, it } from "vitest"
 import { type FakeGatewayHandle, startFakeGateway } from "../../fixtures/fake-gateway.js"
 import { configFrom } from "../../src/http/app.js"
+import { openApiJson } from "../../src/http/openapi.js"
 import type { ConfigFile } from "../../src/schema/config.js"
 import * as NodeServer from "../../src/serve/node-server.js"
 import { type Place, serveFile, serveOn, type ServeOptions } from "../../src/serve/serving.js"
@@ -154,6 +155,24 @@ describe("buddy serve on its own socket", () => {
       "buddy serve: refused a request for \"evil.example\" (403 host-mismatch): it serves only localhost, 127.0.0.1, " +
       "[::1], launchpad.example; a proxy must send one of them as Host."
     ])
+  })
+
+  it("serves its own OpenAPI document: the app's answers and its own server's (408, 417, 431, host-mismatch; D54)", async () => {
+    const dir = await tempDir()
+    const at = path.join(dir, "buddy", "serve.sock")
+    const served = await serving(await fileFor(), { _tag: "Socket", path: at })
+    await served.saying("listening on")
+    const answer = parse(await exchange(at, get("/api/buddy/openapi.json", "localhost")))
+    expect(answer.statusLine).toBe("HTTP/1.1 200 OK")
+    expect(answer.body).toBe(openApiJson("/api/buddy", "buddy-serve"))
+    const document = JSON.parse(answer.body) as {
+      readonly paths: Record<string, Record<string, { readonly responses: Record<string, unknown> }>>
+    }
+    expect(Object.keys(document.paths["/api/buddy"]?.["get"]?.responses ?? {})).toStrictEqual(
+      ["200", "400", "403", "404", "408", "413", "417", "431", "500"]
+    )
+    // The same app mounted in a Launchpad's host lists none of them.
+    expect(answer.body).not.toBe(openApiJson("/api/buddy", "mounted"))
   })
 
   it("uses buddy's own limits unless given others, and the config's body limit for 100-continue", async () => {
