@@ -18,9 +18,11 @@ export {
   type BuddyConfigStrings,
   ConfigInvalid,
   type Deadlines,
+  type DeadlinesGiven,
   defaultDeadlines,
   defaultLimits,
-  type Limits
+  type Limits,
+  type LimitsGiven
 } from "./services/BuddyConfig.js"
 export { Journal, JournalLive, JournalSilent, makeJournal } from "./services/Journal.js"
 export { buddyVersion } from "./version.js"
