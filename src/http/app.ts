@@ -52,8 +52,19 @@ export const BuddyHttpApp = routeOf.pipe(
 )
 
 /**
+ * A config file's fields as code gives them: the file's form (JSON has no undefined, so the Schema's
+ * optional fields are exact), each optional field also taking an explicit `undefined` (D51).
+ */
+export type ConfigFileFields = Omit<ConfigFile, "hermesHome" | "buddyOrigin" | "socketGroup"> & {
+  readonly hermesHome?: ConfigFile["hermesHome"] | undefined
+  readonly buddyOrigin?: ConfigFile["buddyOrigin"] | undefined
+  readonly socketGroup?: ConfigFile["socketGroup"] | undefined
+}
+
+/**
  * BuddyConfig from its file form (C6 "Config") plus the contract's deadlines and limits, checked as
  * `BuddyConfig.make` checks. `socketGroup` is `buddy serve`'s own and not the app's.
  */
-export const configFrom = ({ socketGroup: _, ...fields }: ConfigFile): Effect.Effect<BuddyConfigShape, ConfigInvalid> =>
-  BuddyConfig.make(fields)
+export const configFrom = (
+  { socketGroup: _, ...fields }: ConfigFileFields
+): Effect.Effect<BuddyConfigShape, ConfigInvalid> => BuddyConfig.make(fields)

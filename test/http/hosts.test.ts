@@ -9,7 +9,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { createServer, request } from "node:http"
 import type { AddressInfo } from "node:net"
-import { buddyHttpAppAt, BuddyRoutes } from "../../src/http/hosts.js"
+import { buddyHttpAppAt, BuddyRoutes, makeBuddyWebHandler } from "../../src/http/hosts.js"
 import { openApiDocument, withBuddyOperations } from "../../src/http/openapi.js"
 import { BuddyConfig } from "../../src/services/BuddyConfig.js"
 import { hostedConfig, LAUNCHPAD, standInServices } from "./support/server.js"
@@ -47,6 +47,15 @@ describe("buddyHttpAppAt, for a host that hands over every request whole", () =>
         expect(yield* get(outside), outside).toBe(notFound)
       }
       expect(yield* documentPaths(get, "/launchpad/buddy/openapi.json")).toContain("/launchpad/buddy/sign-in/start")
+    }))
+
+  it.scoped("makeBuddyWebHandler with prefix undefined serves the app whole, at C6's /api/buddy (D51)", () =>
+    Effect.gen(function*() {
+      const { dispose, handler } = makeBuddyWebHandler(services, { prefix: undefined })
+      yield* Effect.addFinalizer(() => Effect.promise(dispose))
+      const get = getter(handler)
+      expect(yield* get("/api/buddy")).toBe(works)
+      expect(yield* get("/launchpad/buddy")).toBe(notFound)
     }))
 
   it.scoped("drops every trailing slash of the prefix, not only the last", () =>
@@ -99,6 +108,10 @@ describe("BuddyRoutes, HttpLayerRouter routes", () => {
       expect(yield* get("/api/buddy/nope")).toBe(notFound)
       expect(yield* documentPaths(get, "/api/buddy/openapi.json")).toContain("/api/buddy/sign-out")
       expect((yield* get("/launchpad/buddy")).slice(0, 3)).toBe("404")
+      // An explicit undefined is the default (D51).
+      const unset = yield* routed(BuddyRoutes({ prefix: undefined }))
+      expect(yield* unset("/api/buddy")).toBe(works)
+      expect((yield* unset("/launchpad/buddy")).slice(0, 3)).toBe("404")
     }))
 
   it.scoped("under a prefix, its trailing slash dropped: the routes and the document move with it", () =>
