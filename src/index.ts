@@ -6,7 +6,7 @@
 
 // Mounting: the HttpApp, its hosts under any prefix, the layers it needs (their types name only
 // what is exported here: D43), the config, the journal and the document.
-export { BuddyHttpApp, configFrom, type ConfigFileFields } from "./http/app.js"
+export { BuddyHttpApp, type ConfigFileFields, configFrom } from "./http/app.js"
 export { buddyHttpAppAt, BuddyRoutes, makeBuddyWebHandler, type Prefix } from "./http/hosts.js"
 export { BuddyLive, BuddyLiveConfig, type BuddyServices, BuddyServicesLive } from "./http/live.js"
 export { openApiDocument, withBuddyOperations } from "./http/openapi.js"

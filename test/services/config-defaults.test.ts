@@ -122,7 +122,12 @@ describe("configFrom, a config file's fields as the app's config", () => {
       const refused = yield* Effect.flip(configFrom({ ...file, buddyOrigin: file.launchpadOrigin }))
       expect(refused.reason).toBe("same-origins")
       // From code, each optional field may be an explicit undefined, its default (D51).
-      const unset = yield* configFrom({ ...file, hermesHome: undefined, buddyOrigin: undefined, socketGroup: undefined })
+      const unset = yield* configFrom({
+        ...file,
+        hermesHome: undefined,
+        buddyOrigin: undefined,
+        socketGroup: undefined
+      })
       expect(unset).toStrictEqual(yield* BuddyConfig.make({ ...file, buddyOrigin: undefined }))
       expect([unset.hermesHome, unset.buddyOrigin]).toStrictEqual([undefined, undefined])
     }))
