@@ -13,6 +13,17 @@ import { Refused, refused } from "./refusal.js"
 import { respond, routes } from "./routes.js"
 import { unforeseen } from "./unforeseen.js"
 
+/**
+ * The method a route is found by. HEAD is answered wherever GET is, as GET answers it (RFC 9110
+ * §9.3.2, D52): same checks, status and headers; every host the app runs in (Node's, a web handler)
+ * leaves the body out of an answer to HEAD itself, so its Content-Length is still GET's.
+ */
+const routeMethod = (method: string) => (method === "HEAD" ? "GET" : method)
+
+/** What a path's `Allow` names: its routes' methods, HEAD beside every GET. */
+const allowed = (atPath: ReadonlyArray<{ readonly method: string }>) =>
+  atPath.flatMap(({ method }) => (method === "GET" ? ["GET", "HEAD"] : [method]))
+
 /** C6 checks 1–2: Buddy here at all, then the route for this path and method. */
 const routeOf = Effect.gen(function*() {
   const request = yield* HttpServerRequest.HttpServerRequest
@@ -24,12 +35,8 @@ const routeOf = Effect.gen(function*() {
   const { path, root } = place.value
   const atPath = routes.filter((route) => route.path === path)
   if (atPath.length === 0) return yield* Effect.fail(refused("not-found"))
-  const route = atPath.find((candidate) => candidate.method === request.method)
-  if (route === undefined) {
-    return yield* Effect.fail(
-      new Refused({ reason: "method-not-allowed", allow: atPath.map((candidate) => candidate.method) })
-    )
-  }
+  const route = atPath.find((candidate) => candidate.method === routeMethod(request.method))
+  if (route === undefined) return yield* Effect.fail(new Refused({ reason: "method-not-allowed", allow: allowed(atPath) }))
   return { route, root, config, request }
 })
 
