@@ -36,7 +36,9 @@ const routeOf = Effect.gen(function*() {
   const atPath = routes.filter((route) => route.path === path)
   if (atPath.length === 0) return yield* Effect.fail(refused("not-found"))
   const route = atPath.find((candidate) => candidate.method === routeMethod(request.method))
-  if (route === undefined) return yield* Effect.fail(new Refused({ reason: "method-not-allowed", allow: allowed(atPath) }))
+  if (route === undefined) {
+    return yield* Effect.fail(new Refused({ reason: "method-not-allowed", allow: allowed(atPath) }))
+  }
   return { route, root, config, request }
 })
 

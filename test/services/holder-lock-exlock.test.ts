@@ -167,10 +167,15 @@ describe("a look at who holds the lock on macOS and the BSDs (played by injectio
       }
       const first = yield* lockFor(home, withAlive)
       const second = yield* lockFor(home, withAlive)
-      // No area yet: nobody, and nothing made (its one open takes no lock and creates nothing).
+      // No area yet: nobody, and nothing made, nor even opened: nothing is where the file would be (D52).
+      expect(yield* second.lock.holder).toStrictEqual(Option.none())
+      expect(calls).toStrictEqual([])
+      expect(yield* run(() => fs.access(area).then(() => true, () => false))).toBe(false)
+      // Something other than nothing there (the area a file: ENOTDIR) is the look's to judge, with its one open.
+      yield* run(() => fs.writeFile(area, ""))
       expect(yield* second.lock.holder).toStrictEqual(Option.none())
       expect(calls).toStrictEqual([{ file, flags: lockless, mode: undefined }])
-      expect(yield* run(() => fs.access(area).then(() => true, () => false))).toBe(false)
+      yield* run(() => fs.unlink(area))
       yield* first.lock.take
       expect(yield* second.lock.holder).toStrictEqual(pidOf(process.pid))
       expect(calls.at(-1)).toStrictEqual({ file, flags: lockless, mode: undefined })
