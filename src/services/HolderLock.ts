@@ -25,6 +25,7 @@ import {
 } from "./lock-area.js"
 import { type ExlockConstants, exlockLock, isAlive, O_EXLOCK } from "./lock-exlock.js"
 import { renameLock } from "./lock-rename.js"
+import { sharedReading } from "./shared-reading.js"
 
 export { HolderBusy } from "./HolderBusy.js"
 export type { Holding } from "./lock-area.js"
@@ -100,14 +101,17 @@ export const holderLockLayer = (system: LockSystem): Layer.Layer<HolderLock, nev
       const lock = yield* lockOn(system, config.hermesHome)
       const one = yield* Effect.makeSemaphore(1)
       const serial = <A, E>(effect: Effect.Effect<A, E>) => one.withPermits(1)(Effect.uninterruptible(effect))
+      // Looks run one by one with the takes, so concurrent ones (a burst of status reads while another
+      // holds, D52) share one that began after each arrived, as the readings do (C5).
+      const look = yield* sharedReading(serial(lock.holder(areaIfThere(config.hermesHome))))
       return HolderLock.of({
         take: serial(lock.take(lockArea(config.hermesHome))),
         release: serial(lock.release),
-        // Nothing where a holder would be: nobody, at once and outside the serial takes (D52); the
-        // look judges anything there, as it always has.
+        // Nothing where a holder would be: nobody, at once, unshared and outside the serial takes
+        // (D52); the look judges anything there, as it always has.
         holder: Effect.flatMap(
           somethingAt(config.hermesHome, lock.holderName),
-          (there) => there ? serial(lock.holder(areaIfThere(config.hermesHome))) : Effect.succeedNone
+          (there) => (there ? look : Effect.succeedNone)
         )
       })
     })

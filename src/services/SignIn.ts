@@ -342,12 +342,8 @@ export const SignInLive = Layer.effect(
       Effect.asVoid(one.withPermitsIfAvailable(1)(Effect.ensuring(refreshHeld, settleLock)))
     )
 
-    /**
-     * Whether anyone holds the holder lock for this home (D52), looked at as `buddy status` looks
-     * (D46.1: nothing taken, cleared or made), and shared like the readings: a burst of status reads
-     * costs one look at a time (the lock's own looks run one by one), each as fresh as its own.
-     */
-    const lockHeld = yield* sharedReading(Effect.map(lock.holder, Option.isSome))
+    /** Whether anyone holds the holder lock for this home, looked at as `buddy status` looks (D46.1, D52). */
+    const lockHeld = Effect.map(lock.holder, Option.isSome)
 
     /**
      * One operation at a time, journaled, run to its end on a daemon fiber: the asker may be

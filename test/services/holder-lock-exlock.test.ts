@@ -202,6 +202,27 @@ describe("a look at who holds the lock on macOS and the BSDs (played by injectio
       expect([...locked]).toStrictEqual([file])
     }))
 
+  it.scopedLive("concurrent looks while another holds share one look that began after each arrived (D52)", () =>
+    Effect.gen(function*() {
+      const { area, home } = yield* lockScene
+      const file = path.join(area, "holder.lock")
+      const { calls, system } = playedSystem("darwin")
+      const first = yield* lockFor(home, system)
+      const second = yield* lockFor(home, system)
+      yield* first.lock.take
+      const before = calls.length
+      const seen = yield* Effect.all(Array.from({ length: 40 }, () => second.lock.holder), { concurrency: "unbounded" })
+      expect(seen).toStrictEqual(Array.from({ length: 40 }, () => pidOf(process.pid)))
+      const looks = calls.slice(before)
+      expect(looks.length).toBeGreaterThanOrEqual(1)
+      expect(looks.length).toBeLessThanOrEqual(2)
+      expect(looks[0]).toStrictEqual({ file, flags: lockless, mode: undefined })
+      // One after another, each its own look: none is a reading kept from before.
+      yield* second.lock.holder
+      yield* second.lock.holder
+      expect(calls.length - before - looks.length).toBe(2)
+    }))
+
   it.scopedLive("finds nobody for a home that is missing, without opening anything", () =>
     Effect.gen(function*() {
       const { root } = yield* lockScene
