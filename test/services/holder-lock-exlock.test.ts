@@ -176,6 +176,11 @@ describe("a look at who holds the lock on macOS and the BSDs (played by injectio
       expect(yield* second.lock.holder).toStrictEqual(Option.none())
       expect(calls).toStrictEqual([{ file, flags: lockless, mode: undefined }])
       yield* run(() => fs.unlink(area))
+      // An area without the file: still nobody and nothing opened.
+      yield* run(() => fs.mkdir(area, { mode: 0o700 }))
+      expect(yield* second.lock.holder).toStrictEqual(Option.none())
+      expect(calls).toHaveLength(1)
+      yield* run(() => fs.rmdir(area))
       yield* first.lock.take
       expect(yield* second.lock.holder).toStrictEqual(pidOf(process.pid))
       expect(calls.at(-1)).toStrictEqual({ file, flags: lockless, mode: undefined })
