@@ -163,6 +163,98 @@ describe("installed from the tarball", () => {
   })
 })
 
+describe("exactOptionalPropertyTypes (D51)", () => {
+  it(
+    "every optional field a Launchpad passes takes an explicit undefined, strict and with skipLibCheck false",
+    async () => {
+      writeFileSync(
+        path.join(readme, "optional.ts"),
+        `// Every optional field a Launchpad passes, given as an explicit undefined (D51), under
+// exactOptionalPropertyTypes, strict and skipLibCheck false.
+import {
+  BuddyConfig,
+  type BuddyConfigFields,
+  BuddyLive,
+  BuddyRoutes,
+  configFrom,
+  makeBuddyWebHandler
+} from "@lazurio/buddy"
+import { makeBuddyClient } from "@lazurio/buddy/client"
+import { BuddyOnFakeGateway, FakeGateway, type FakeGatewayShape, makeSimulator, startSimulator } from "@lazurio/buddy/testing"
+import { Effect } from "effect"
+
+// @ts-expect-error the flag is on: a field typed without undefined refuses one (else this line fails as unused)
+export const exact: { readonly field?: string } = { field: undefined }
+
+declare const root: string | undefined
+
+const fields: BuddyConfigFields = {
+  hermesHome: undefined,
+  launchpadOrigin: "http://127.0.0.1:4105",
+  buddyOrigin: undefined,
+  environment: "hosted-personal",
+  locale: undefined,
+  deadlines: undefined,
+  limits: undefined
+}
+const parts: BuddyConfigFields = {
+  ...fields,
+  deadlines: { control: undefined, api: undefined, start: undefined },
+  limits: { identifyLine: undefined, ticketLine: undefined, answer: undefined, requestBody: undefined }
+}
+
+export const made = BuddyConfig.make(parts)
+export const layered = BuddyConfig.layer(fields)
+export const gateway = BuddyConfig.forGateway({ hermesHome: undefined, deadlines: { api: undefined } })
+export const live = BuddyLive(parts)
+export const filed = configFrom({
+  launchpadOrigin: "http://127.0.0.1:4105",
+  environment: "hosted-personal",
+  locale: "en",
+  hermesHome: undefined,
+  buddyOrigin: undefined,
+  socketGroup: undefined
+})
+export const routes = BuddyRoutes({ prefix: undefined })
+export const handler = makeBuddyWebHandler(fields, { prefix: undefined })
+
+export const client = makeBuddyClient({ root, fetch: undefined, pollInterval: undefined })
+export const held = client.hold("0123456789abcdef0123456789abcdef", {
+  onChange: undefined,
+  signal: undefined,
+  interval: undefined
+})
+
+const setup = { contract: undefined, signedIn: undefined, state: undefined, socket: undefined }
+export const fake = FakeGateway.layer(setup)
+export const onFake = BuddyOnFakeGateway({ launchpadOrigin: "http://127.0.0.1:4105", environment: "hosted-personal", buddyOrigin: undefined, deadlines: undefined }, setup)
+export const simulator = () => startSimulator({ ...setup, home: undefined, approveAfter: undefined })
+export const scopedSimulator = makeSimulator({ ...setup, home: undefined, approveAfter: undefined })
+export const faults = (shape: FakeGatewayShape) =>
+  Effect.sync(() => {
+    shape.controls.fault("start", { kind: "raw", status: undefined, body: "{}" })
+    shape.controls.fault("start", { kind: "late", ms: 1, then: undefined })
+    shape.controls.fault("providers", { kind: "oversize", bytes: undefined })
+    shape.controls.fault("start", { kind: "start-failed", detail: undefined })
+    shape.controls.fault("identify", { kind: "reply", line: "{}", body: undefined })
+    shape.controls.fault("providers", { kind: "reply", line: undefined, body: {} })
+    shape.controls.restart({ contract: undefined })
+  })
+`
+      )
+      expect(
+        await typeCheck(
+          readme,
+          ["optional.ts"],
+          { module: "NodeNext", moduleResolution: "NodeNext", skipLibCheck: false },
+          "optional.json"
+        )
+      ).toBe("clean")
+    },
+    120_000
+  )
+})
+
 describe("require() on Node ≥ 20.19", () => {
   it("loads the same library import() gives, names and objects, and the client", async () => {
     const script = `

@@ -189,6 +189,8 @@ const walkHosts = async (dir: string) => {
 /** What each host answers under `root`: the same C6, wherever it is. */
 const walked = (root: string) => [
   "200 {\"kind\":\"buddy\",\"state\":\"waits\",\"signIn\":{\"state\":\"none\"},\"locale\":\"en\"}",
+  "200 ",
+  "405 ",
   "200 {\"kind\":\"sign-in\",\"state\":\"pending\",\"handle\":\"H\",\"code\":\"C\",\"page\":\"https://auth.openai.com/codex/device\"}",
   "200 {\"kind\":\"sign-in\",\"state\":\"pending\",\"code\":\"C\",\"page\":\"https://auth.openai.com/codex/device\"}",
   "200 {\"kind\":\"sign-in\",\"state\":\"cancelled\"}",

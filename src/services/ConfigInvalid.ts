@@ -20,22 +20,23 @@ export const ConfigFields = Schema.Struct({
   buddyOrigin: Schema.optional(Origin),
   environment: Environment,
   locale: Schema.optional(Locale),
-  deadlines: Schema.optionalWith(
+  // Every optional field, nested ones included, takes an explicit undefined for its default (D51):
+  // a Launchpad under exactOptionalPropertyTypes writes `deadlines: undefined`, and plain JavaScript
+  // spreads an options object whose fields may be undefined.
+  deadlines: Schema.optional(
     Schema.Struct({
-      control: Schema.optionalWith(Schema.DurationFromSelf, { exact: true }),
-      api: Schema.optionalWith(Schema.DurationFromSelf, { exact: true }),
-      start: Schema.optionalWith(Schema.DurationFromSelf, { exact: true })
-    }),
-    { exact: true }
+      control: Schema.optional(Schema.DurationFromSelf),
+      api: Schema.optional(Schema.DurationFromSelf),
+      start: Schema.optional(Schema.DurationFromSelf)
+    })
   ),
-  limits: Schema.optionalWith(
+  limits: Schema.optional(
     Schema.Struct({
-      identifyLine: Schema.optionalWith(Bytes, { exact: true }),
-      ticketLine: Schema.optionalWith(Bytes, { exact: true }),
-      answer: Schema.optionalWith(Bytes, { exact: true }),
-      requestBody: Schema.optionalWith(Bytes, { exact: true })
-    }),
-    { exact: true }
+      identifyLine: Schema.optional(Bytes),
+      ticketLine: Schema.optional(Bytes),
+      answer: Schema.optional(Bytes),
+      requestBody: Schema.optional(Bytes)
+    })
   )
 })
 

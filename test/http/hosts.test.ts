@@ -8,12 +8,14 @@ import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
+import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Schema } from "effect"
 import { createServer, request } from "node:http"
 import type { AddressInfo } from "node:net"
-import { buddyHttpAppAt, BuddyRoutes } from "../../src/http/hosts.js"
+import { BuddyHttpApp } from "../../src/http/app.js"
+import { buddyHttpAppAt, BuddyRoutes, makeBuddyWebHandler } from "../../src/http/hosts.js"
 import { openApiDocument, withBuddyOperations } from "../../src/http/openapi.js"
 import { BuddyConfig } from "../../src/services/BuddyConfig.js"
 import { hostedConfig, LAUNCHPAD, standInServices } from "./support/server.js"
@@ -51,6 +53,15 @@ describe("buddyHttpAppAt, for a host that hands over every request whole", () =>
         expect(yield* get(outside), outside).toBe(notFound)
       }
       expect(yield* documentPaths(get, "/launchpad/buddy/openapi.json")).toContain("/launchpad/buddy/sign-in/start")
+    }))
+
+  it.scoped("makeBuddyWebHandler with prefix undefined serves the app whole, at C6's /api/buddy (D51)", () =>
+    Effect.gen(function*() {
+      const { dispose, handler } = makeBuddyWebHandler(services, { prefix: undefined })
+      yield* Effect.addFinalizer(() => Effect.promise(dispose))
+      const get = getter(handler)
+      expect(yield* get("/api/buddy")).toBe(works)
+      expect(yield* get("/launchpad/buddy")).toBe(notFound)
     }))
 
   it.scoped("drops every trailing slash of the prefix, not only the last", () =>
@@ -103,6 +114,10 @@ describe("BuddyRoutes, HttpLayerRouter routes", () => {
       expect(yield* get("/api/buddy/nope")).toBe(notFound)
       expect(yield* documentPaths(get, "/api/buddy/openapi.json")).toContain("/api/buddy/sign-out")
       expect((yield* get("/launchpad/buddy")).slice(0, 3)).toBe("404")
+      // An explicit undefined is the default (D51).
+      const unset = yield* routed(BuddyRoutes({ prefix: undefined }))
+      expect(yield* unset("/api/buddy")).toBe(works)
+      expect((yield* unset("/launchpad/buddy")).slice(0, 3)).toBe("404")
     }))
 
   it.scoped("under a prefix, its trailing slash dropped: the routes and the document move with it", () =>
@@ -226,4 +241,106 @@ describe("withBuddyOperations, buddy's operations in a Launchpad's document", ()
     expect(Object.values(openApiDocument().paths).flatMap((methods) => Object.values(methods).map((op) => op.security)))
       .toStrictEqual(Array.from({ length: 6 }, () => []))
   })
+})
+
+describe("HEAD in every host, under a prefix: GET's status and headers, no body (D52)", () => {
+  /** Status, headers (Date aside) and body of `method path` through a web handler. */
+  const webAnswer = (handler: (request: Request) => Promise<Response>) => (method: string, path: string) =>
+    Effect.promise(async () => {
+      const response = await handler(new Request(`${LAUNCHPAD}${path}`, { method }))
+      const headers = [...response.headers.entries()].filter(([name]) => name !== "date")
+      return { status: response.status, headers, body: await response.text() }
+    })
+
+  /** The same through a node:http server on 127.0.0.1 for the scope. */
+  const nodeAnswer = (handler: Parameters<typeof createServer>[1]) =>
+    Effect.gen(function*() {
+      const server = createServer(handler)
+      yield* Effect.acquireRelease(
+        Effect.async<void>((resume) => void server.listen(0, "127.0.0.1", () => resume(Effect.void))),
+        () => Effect.sync(() => server.close())
+      )
+      const { port } = server.address() as AddressInfo
+      return (method: string, path: string) =>
+        Effect.async<{ readonly status: number; readonly headers: Array<[string, string]>; readonly body: string }>(
+          (resume) => {
+            request({ host: "127.0.0.1", port, method, path, agent: false }, (response) => {
+              let body = ""
+              response.on("data", (chunk: Buffer) => (body += chunk.toString()))
+              response.on("end", () => {
+                const raw = response.rawHeaders
+                const headers: Array<[string, string]> = []
+                for (let i = 0; i + 1 < raw.length; i += 2) {
+                  if (raw[i]!.toLowerCase() !== "date") headers.push([raw[i]!.toLowerCase(), raw[i + 1]!])
+                }
+                resume(Effect.succeed({ status: response.statusCode ?? 0, headers, body }))
+              })
+            }).end()
+          }
+        )
+    })
+
+  type Ask = (method: string, path: string) => Effect.Effect<{
+    readonly status: number
+    readonly headers: ReadonlyArray<readonly [string, string]>
+    readonly body: string
+  }>
+
+  /** HEAD and GET of each path under `root`: the same status and headers, HEAD's body empty. */
+  const sameAsGet = (ask: Ask, root: string) =>
+    Effect.gen(function*() {
+      const seen: Array<string> = []
+      for (const path of [root, `${root}/openapi.json`, `${root}/sign-in/start`, `${root}/nope`]) {
+        const got = yield* ask("GET", path)
+        const head = yield* ask("HEAD", path)
+        expect([path, head.status, head.headers]).toStrictEqual([path, got.status, got.headers])
+        expect(head.body).toBe("")
+        expect(got.body).not.toBe("")
+        seen.push(`${head.status}`)
+      }
+      const allow = (yield* ask("HEAD", `${root}/sign-in/start`)).headers.filter(([name]) => name === "allow")
+      expect(allow).toStrictEqual([["allow", "POST"]])
+      const other = (yield* ask("DELETE", root)).headers.filter(([name]) => name === "allow")
+      expect(other).toStrictEqual([["allow", "GET, HEAD"]])
+      return seen
+    })
+
+  const answered = ["200", "200", "405", "404"]
+
+  it.scoped("buddyHttpAppAt in a web handler, and makeBuddyWebHandler", () =>
+    Effect.gen(function*() {
+      const at = HttpApp.toWebHandlerLayer(buddyHttpAppAt("/launchpad/buddy"), services)
+      const made = makeBuddyWebHandler(services, { prefix: "/launchpad/buddy" })
+      yield* Effect.addFinalizer(() => Effect.promise(() => Promise.all([at.dispose(), made.dispose()])))
+      expect(yield* sameAsGet(webAnswer(at.handler), "/launchpad/buddy")).toStrictEqual(answered)
+      expect(yield* sameAsGet(webAnswer(made.handler), "/launchpad/buddy")).toStrictEqual(answered)
+    }))
+
+  it.scoped("BuddyRoutes in HttpLayerRouter, and HttpRouter.mountApp", () =>
+    Effect.gen(function*() {
+      const routed = HttpLayerRouter.toWebHandler(
+        Layer.merge(BuddyRoutes({ prefix: "/launchpad/buddy" }), services),
+        { disableLogger: true }
+      )
+      const mounted = HttpApp.toWebHandlerLayer(
+        yield* HttpRouter.empty.pipe(HttpRouter.mountApp("/launchpad/buddy", BuddyHttpApp), HttpRouter.toHttpApp),
+        services
+      )
+      yield* Effect.addFinalizer(() => Effect.promise(() => Promise.all([routed.dispose(), mounted.dispose()])))
+      expect(yield* sameAsGet(webAnswer((request) => routed.handler(request)), "/launchpad/buddy")).toStrictEqual(
+        answered
+      )
+      expect(yield* sameAsGet(webAnswer(mounted.handler), "/launchpad/buddy")).toStrictEqual(answered)
+    }))
+
+  it.scopedLive("node:http's makeHandler under a prefix, Content-Length as GET's", () =>
+    Effect.gen(function*() {
+      const handler = yield* NodeHttpServer.makeHandler(buddyHttpAppAt("/launchpad/buddy")).pipe(
+        Effect.provide(services)
+      )
+      const ask = yield* nodeAnswer(handler)
+      expect(yield* sameAsGet(ask, "/launchpad/buddy")).toStrictEqual(answered)
+      const head = yield* ask("HEAD", "/launchpad/buddy")
+      expect(head.headers).toContainEqual(["content-length", String(works.length - 4)])
+    }))
 })

@@ -175,6 +175,32 @@ describe("buddy serve on its own socket", () => {
     expect(answer.body).not.toBe(openApiJson("/api/buddy", "mounted"))
   })
 
+  it("answers HEAD wherever GET is, GET's status line and headers without a body; a POST path's is 405 (D52)", async () => {
+    const dir = await tempDir()
+    const at = path.join(dir, "buddy", "serve.sock")
+    await (await serving(await fileFor(), { _tag: "Socket", path: at })).saying("listening on")
+    const head = (target: string, host = "launchpad.example") =>
+      `HEAD ${target} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`
+    for (const target of ["/api/buddy", "/api/buddy/openapi.json"]) {
+      const got = parse(await exchange(at, get(target)))
+      const headed = parse(await exchange(at, head(target)))
+      expect([target, headed.statusLine, headed.headers, headed.body]).toStrictEqual([
+        target,
+        "HTTP/1.1 200 OK",
+        got.headers,
+        ""
+      ])
+      expect(headed.headers).toContain(`content-length: ${Buffer.byteLength(got.body)}`)
+    }
+    const start = parse(await exchange(at, head("/api/buddy/sign-in/start")))
+    expect([start.statusLine, start.body]).toStrictEqual(["HTTP/1.1 405 Method Not Allowed", ""])
+    expect(start.headers).toContain("allow: POST")
+    expect(start.headers).toStrictEqual(parse(await exchange(at, get("/api/buddy/sign-in/start"))).headers)
+    // buddy serve's own refusal of a foreign Host, without its body too.
+    const foreign = parse(await exchange(at, head("/api/buddy", "evil.example")))
+    expect([foreign.statusLine, foreign.body]).toStrictEqual(["HTTP/1.1 403 Forbidden", ""])
+  })
+
   it("uses buddy's own limits unless given others, and the config's body limit for 100-continue", async () => {
     const dir = await tempDir()
     const keptAlive = async (at: string) => {
