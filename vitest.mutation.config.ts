@@ -47,6 +47,7 @@ export default defineConfig({
       "test/client/**/*.test.ts",
       "test/element/view.test.ts",
       "test/element/words.test.ts",
+      "test/testing/**/*.test.ts",
       "test/examples.test.ts"
     ],
     // The canary property runs whole sign-ins per case (test/http/secrets covers leaks per mutant).

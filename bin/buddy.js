@@ -1,18 +1,20 @@
 #!/usr/bin/env node
 // The `buddy` executable (package.json "bin"; `npx buddy` in a clone). It runs the bundle
-// dist/buddy.js, which `npm run build` makes and `npm ci` runs as `prepare`; if any file under src/
-// is newer than the bundle (an edit without a build), it runs the TypeScript source through tsx
-// instead, slower but never stale. docs/decisions.md D9 has the measurements behind this.
+// dist/buddy.js, which the package ships. In the repository, where `npm run build` (and `npm pack`'s
+// prepack, and the test run) makes it, a bundle that is missing or older than a file under src/ (an
+// edit without a build) makes it run the TypeScript source through tsx instead, slower but never
+// stale; the repository's decision record (D9) has the measurements behind this.
 //
 // The bundle is CommonJS, compiled here through `vm.Script` with V8's code cache when that cache was
 // made from exactly these bytes (its first 32 bytes are the bundle's SHA-256): V8 then skips most of
-// the compiling a start otherwise spends (D19). In a clone the cache is dist/buddy.js.cache, which
-// scripts/build.js asks for with BUDDY_WRITE_CODE_CACHE=1. An installed package ships none (it
-// would be for the Node that packed it): its first run writes one for this bundle and this Node into
-// the user's cache directory, `$XDG_CACHE_HOME/buddy` or `~/.cache/buddy`, which must be ours and
-// closed to others' writes, as must the file (D26). A missing, foreign or rejected cache only costs
-// the compiling back. BUDDY_CODE_CACHE=0 turns the user's cache off: neither read nor written (D46),
-// for a home that must stay untouched (a read-only home, systemd's ProtectHome=).
+// the compiling a start otherwise spends. In the repository's clone the cache is dist/buddy.js.cache,
+// which scripts/build.js asks for with BUDDY_WRITE_CODE_CACHE=1 (D19 in its decision record). An
+// installed package ships none (it would be for the Node that packed it): its first run writes one for
+// this bundle and this Node into the user's cache directory, `$XDG_CACHE_HOME/buddy` or
+// `~/.cache/buddy`, which must be ours and closed to others' writes, as must the file. A missing,
+// foreign or rejected cache only costs the compiling back. BUDDY_CODE_CACHE=0 turns the user's cache
+// off: neither read nor written, for a home that must stay untouched (a read-only home, systemd's
+// ProtectHome=).
 import { createHash } from "node:crypto"
 import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
@@ -31,7 +33,7 @@ const fresh = () => {
   const built = mtime(bundle)
   if (built === undefined) return false
   const sources = new URL("src/", root)
-  // An installed package ships the bundle without its source: nothing can be newer than it.
+  // The source is the repository's; an installed package ships the bundle alone: nothing is newer than it.
   if (mtime(sources) === undefined) return true
   for (const entry of readdirSync(sources, { recursive: true, withFileTypes: true })) {
     if (entry.isFile() && statSync(`${entry.parentPath ?? entry.path}/${entry.name}`).mtimeMs > built) return false
@@ -107,6 +109,7 @@ const runBundle = () => {
   script.runInThisContext()(loaded.exports, createRequire(filename), loaded, filename, dirname(filename))
 }
 
+// Not fresh only in the repository's clone, which has the source to run instead.
 if (fresh()) {
   runBundle()
 } else {

@@ -7,7 +7,8 @@
 // A plain `export * from "./index.js"` would not do: Node resolves a module's whole import graph
 // before it runs any of it, so against Effect 4 the check would never run. The names are the ones
 // index.js exports, read here from the module itself. Then `@lazurio/buddy/testing` (D53), the same way
-// behind the same check: see `buildTesting`. Run by `npm run build:lib` and by `prepare`.
+// behind the same check: see `buildTesting`. Run by `npm run build:lib` and by `prepack` (so by
+// `npm pack` and `npm publish`; never at an install, D55).
 import { build } from "esbuild"
 import { execFileSync } from "node:child_process"
 import { copyFileSync, cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
@@ -25,7 +26,7 @@ execFileSync(process.execPath, [tsc, "-p", "tsconfig.build.json"], { cwd: root, 
 execFileSync(process.execPath, [tsc, "-p", "tsconfig.build-element.json"], { cwd: root, stdio: "inherit" })
 
 const header =
-  "// Written by scripts/build-lib.js (docs/decisions.md D44): the effect beside the library is checked\n" +
+  "// Written by the repository's scripts/build-lib.js (decision D44): the effect beside the library is checked\n" +
   "// before any of the library is loaded.\n"
 /** An ES module entry that checks the effect beside it (`peers`), then loads `module` and exports `names`. */
 const checkedEntry = (peers, module, names) =>
@@ -34,10 +35,10 @@ const checkedEntry = (peers, module, names) =>
 
 const names = Object.keys(await import(pathToFileURL(`${lib}index.js`).href))
 writeFileSync(`${lib}main.js`, checkedEntry("./peers.js", "./index.js", names))
-writeFileSync(
-  `${lib}main.cjs`,
-  `${header}"use strict"\nrequire("./peers.js").assertEffect()\nmodule.exports = require("./index.js")\n`
-)
+/** A CommonJS entry that checks the effect beside it (`peers`), then requires `module`, which has no top-level await. */
+const checkedRequire = (peers, module) =>
+  `${header}"use strict"\nrequire("${peers}").assertEffect()\nmodule.exports = require("${module}")\n`
+writeFileSync(`${lib}main.cjs`, checkedRequire("./peers.js", "./index.js"))
 
 /**
  * dist/lib/testing: src/testing/ imports the fake from fixtures/, outside tsc's rootDir, so esbuild
@@ -80,6 +81,9 @@ const buildTesting = async () => {
   copyFileSync(`${root}fixtures/hermes/recorded.json`, `${out}recorded.json`)
   const exported = Object.values(metafile.outputs).find((output) => output.entryPoint === "src/testing/index.ts")
   writeFileSync(`${out}index.js`, checkedEntry("../peers.js", "./kit.js", exported.exports))
+  // require() cannot load index.js (its top-level await); kit.js has none, so index.cjs requires it
+  // behind the same check (D53.4).
+  writeFileSync(`${out}index.cjs`, checkedRequire("../peers.js", "./kit.js"))
 
   const types = mkdtempSync(join(tmpdir(), "buddy-testing-types-"))
   execFileSync(process.execPath, [tsc, "-p", "tsconfig.build-testing.json", "--outDir", types], {

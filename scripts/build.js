@@ -1,7 +1,7 @@
 // Builds dist/buddy.js, the one-file bundle bin/buddy.js runs: the CLI and everything it imports,
 // so a start reads one file instead of resolving some 800 modules (docs/decisions.md D9), and
 // dist/buddy.js.cache, V8's code cache for it, so a start compiles little of it (D19).
-// Run by `npm run build`, by `npm ci` (as `prepare`) and before the tests.
+// Run by `npm run build`, by `npm pack` (as `prepack`, D55), before the tests and by npm run demo.
 //
 // The bundle is CommonJS (the name stays buddy.js, which package.json ships): bin/buddy.js runs it
 // through `vm.Script`, the one way Node 20 takes a code cache (module.enableCompileCache is Node 22).

@@ -6,10 +6,10 @@
 
 // Mounting: the HttpApp, its hosts under any prefix, the layers it needs (their types name only
 // what is exported here: D43), the config, the journal and the document.
-export { BuddyHttpApp, configFrom } from "./http/app.js"
+export { BuddyHttpApp, type ConfigFileFields, configFrom } from "./http/app.js"
 export { buddyHttpAppAt, BuddyRoutes, makeBuddyWebHandler, type Prefix } from "./http/hosts.js"
 export { BuddyLive, BuddyLiveConfig, type BuddyServices, BuddyServicesLive } from "./http/live.js"
-export { openApiDocument, withBuddyOperations } from "./http/openapi.js"
+export { type BuddyOperationsMerge, openApiDocument, withBuddyOperations } from "./http/openapi.js"
 export { ConfigFile, Environment, Locale, Origin } from "./schema/config.js"
 export {
   BuddyConfig,
@@ -18,9 +18,11 @@ export {
   type BuddyConfigStrings,
   ConfigInvalid,
   type Deadlines,
+  type DeadlinesGiven,
   defaultDeadlines,
   defaultLimits,
-  type Limits
+  type Limits,
+  type LimitsGiven
 } from "./services/BuddyConfig.js"
 export { Journal, JournalLive, JournalSilent, makeJournal } from "./services/Journal.js"
 export { buddyVersion } from "./version.js"

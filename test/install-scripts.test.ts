@@ -20,3 +20,15 @@ it("leaves no dependency's install script unreviewed, and denies the three there
   }
   expect(manifest.allowScripts).toStrictEqual({ "@parcel/watcher": false, esbuild: false, "msgpackr-extract": false })
 })
+
+// And the package's own (D55): npm runs these when it installs a package, the tarball included; the
+// build is prepack's, which only npm pack and npm publish run (test/package-toolchain.test.ts
+// installs the tarball and reads npm's output).
+it("has no install-time script of its own: the build is prepack's", () => {
+  const { scripts } = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
+    readonly scripts: Record<string, string>
+  }
+  const installTime = ["preinstall", "install", "postinstall", "prepublish", "preprepare", "prepare", "postprepare"]
+  expect(Object.keys(scripts).filter((name) => installTime.includes(name))).toStrictEqual([])
+  expect(scripts["prepack"]).toBe("node scripts/build.js && node scripts/build-lib.js")
+})

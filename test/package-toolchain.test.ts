@@ -20,6 +20,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import {
+  emptyProject,
   inDir,
   installIn,
   packBuddy,
@@ -79,6 +80,8 @@ let temp = ""
 let packed: Packed
 let readme = ""
 let effect4 = ""
+/** What npm said while it installed the README's line. */
+let installed = { stdout: "", stderr: "" }
 
 beforeAll(async () => {
   temp = mkdtempSync(path.join(os.tmpdir(), "buddy-toolchain-"))
@@ -87,7 +90,10 @@ beforeAll(async () => {
   expect(line.slice(0, 3)).toStrictEqual(["npm", "install", "@lazurio/buddy"])
   ;[readme, effect4] = await Promise.all([
     // Exactly what the README's line installs, the package from the tarball.
-    scratchProject(temp, "readme", [packed.tarball, ...line.slice(3), "@types/node@20"]),
+    Promise.resolve(emptyProject(temp, "readme")).then(async (dir) => {
+      installed = await installIn(dir, [packed.tarball, ...line.slice(3), "@types/node@20"])
+      return dir
+    }),
     // A Launchpad on Effect 4 (the registry's latest) that forces the package in, as npm's refusal suggests.
     scratchProject(temp, "effect4", ["effect@4"]).then(async (dir) => {
       await installIn(dir, [packed.tarball, `@effect/platform@${manifest.peerDependencies["@effect/platform"]}`], [
@@ -128,18 +134,145 @@ describe("the README's install line", () => {
   }, 120_000)
 })
 
+// npm runs a dependency's preinstall, install, postinstall and prepare when it installs it, and warns
+// of each one allowScripts has not covered; the build is prepack's, which only npm pack runs (D55).
+describe("installed from the tarball", () => {
+  const installTime = ["preinstall", "install", "postinstall", "prepare"]
+
+  // npm names each package whose install script allowScripts has not covered. The peers' own
+  // (@effect/platform-node's @parcel/watcher and msgpackr-extract) are the Launchpad's to review, as the
+  // repository's allowScripts does; buddy's must never be among them (it was: `prepare: node scripts/build.js`).
+  it("npm says nothing of buddy's install scripts", () => {
+    expect(installed.stdout).toMatch(/^added \d+ packages? in /m)
+    const said = `${installed.stdout}${installed.stderr}`
+    expect(said).not.toMatch(/@lazurio\/buddy|prepare|scripts\/build\.js/)
+    const named = [...said.matchAll(/^npm warn install-scripts +(\S+)@\S+ \(/gm)].map((match) => match[1])
+    expect(named.filter((name) => !["@parcel/watcher", "msgpackr-extract"].includes(name!))).toStrictEqual([])
+  })
+
+  it("its package.json has no install-time script, and the build is prepack's", () => {
+    const shipped = JSON.parse(
+      readFileSync(path.join(readme, "node_modules/@lazurio/buddy/package.json"), "utf8")
+    ) as { readonly scripts: Record<string, string> }
+    expect(Object.keys(shipped.scripts).filter((name) => installTime.includes(name))).toStrictEqual([])
+    expect(shipped.scripts["prepack"]).toBe("node scripts/build.js && node scripts/build-lib.js")
+    // npm pack ran it: what it built is in the tarball (packBuddy packs a copy that had no dist/).
+    for (const file of ["dist/buddy.js", "dist/simulator.js", "dist/lib/main.cjs", "dist/lib/testing/index.cjs"]) {
+      expect([file, existsSync(path.join(readme, "node_modules/@lazurio/buddy", file))]).toStrictEqual([file, true])
+    }
+  })
+})
+
+describe("exactOptionalPropertyTypes (D51)", () => {
+  it(
+    "every optional field a Launchpad passes takes an explicit undefined, strict and with skipLibCheck false",
+    async () => {
+      writeFileSync(
+        path.join(readme, "optional.ts"),
+        `// Every optional field a Launchpad passes, given as an explicit undefined (D51), under
+// exactOptionalPropertyTypes, strict and skipLibCheck false.
+import {
+  BuddyConfig,
+  type BuddyConfigFields,
+  BuddyLive,
+  BuddyRoutes,
+  configFrom,
+  makeBuddyWebHandler
+} from "@lazurio/buddy"
+import { makeBuddyClient } from "@lazurio/buddy/client"
+import { BuddyOnFakeGateway, FakeGateway, type FakeGatewayShape, makeSimulator, startSimulator } from "@lazurio/buddy/testing"
+import { Effect } from "effect"
+
+// @ts-expect-error the flag is on: a field typed without undefined refuses one (else this line fails as unused)
+export const exact: { readonly field?: string } = { field: undefined }
+
+declare const root: string | undefined
+
+const fields: BuddyConfigFields = {
+  hermesHome: undefined,
+  launchpadOrigin: "http://127.0.0.1:4105",
+  buddyOrigin: undefined,
+  environment: "hosted-personal",
+  locale: undefined,
+  deadlines: undefined,
+  limits: undefined
+}
+const parts: BuddyConfigFields = {
+  ...fields,
+  deadlines: { control: undefined, api: undefined, start: undefined },
+  limits: { identifyLine: undefined, ticketLine: undefined, answer: undefined, requestBody: undefined }
+}
+
+export const made = BuddyConfig.make(parts)
+export const layered = BuddyConfig.layer(fields)
+export const gateway = BuddyConfig.forGateway({ hermesHome: undefined, deadlines: { api: undefined } })
+export const live = BuddyLive(parts)
+export const filed = configFrom({
+  launchpadOrigin: "http://127.0.0.1:4105",
+  environment: "hosted-personal",
+  locale: "en",
+  hermesHome: undefined,
+  buddyOrigin: undefined,
+  socketGroup: undefined
+})
+export const routes = BuddyRoutes({ prefix: undefined })
+export const handler = makeBuddyWebHandler(fields, { prefix: undefined })
+
+export const client = makeBuddyClient({ root, fetch: undefined, pollInterval: undefined })
+export const held = client.hold("0123456789abcdef0123456789abcdef", {
+  onChange: undefined,
+  signal: undefined,
+  interval: undefined
+})
+
+const setup = { contract: undefined, signedIn: undefined, state: undefined, socket: undefined }
+export const fake = FakeGateway.layer(setup)
+export const onFake = BuddyOnFakeGateway({ launchpadOrigin: "http://127.0.0.1:4105", environment: "hosted-personal", buddyOrigin: undefined, deadlines: undefined }, setup)
+export const simulator = () => startSimulator({ ...setup, home: undefined, approveAfter: undefined })
+export const scopedSimulator = makeSimulator({ ...setup, home: undefined, approveAfter: undefined })
+export const faults = (shape: FakeGatewayShape) =>
+  Effect.sync(() => {
+    shape.controls.fault("start", { kind: "raw", status: undefined, body: "{}" })
+    shape.controls.fault("start", { kind: "late", ms: 1, then: undefined })
+    shape.controls.fault("providers", { kind: "oversize", bytes: undefined })
+    shape.controls.fault("start", { kind: "start-failed", detail: undefined })
+    shape.controls.fault("identify", { kind: "reply", line: "{}", body: undefined })
+    shape.controls.fault("providers", { kind: "reply", line: undefined, body: {} })
+    shape.controls.restart({ contract: undefined })
+  })
+`
+      )
+      expect(
+        await typeCheck(
+          readme,
+          ["optional.ts"],
+          { module: "NodeNext", moduleResolution: "NodeNext", skipLibCheck: false },
+          "optional.json"
+        )
+      ).toBe("clean")
+    },
+    120_000
+  )
+})
+
 describe("require() on Node ≥ 20.19", () => {
   it("loads the same library import() gives, names and objects, and the client", async () => {
     const script = `
       const buddy = require("@lazurio/buddy")
       const client = require("@lazurio/buddy/client")
-      import("@lazurio/buddy").then((imported) => console.log(JSON.stringify({
-        names: Object.keys(buddy),
-        same: Object.keys(imported).every((name) => imported[name] === buddy[name]),
-        imported: Object.keys(imported).length,
-        client: Object.keys(client).sort(),
-        document: buddy.openApiDocument().openapi
-      })))
+      const testing = require("@lazurio/buddy/testing")
+      Promise.all([import("@lazurio/buddy"), import("@lazurio/buddy/testing")]).then(([imported, kit]) =>
+        console.log(JSON.stringify({
+          names: Object.keys(buddy),
+          same: Object.keys(imported).every((name) => imported[name] === buddy[name]),
+          imported: Object.keys(imported).length,
+          client: Object.keys(client).sort(),
+          document: buddy.openApiDocument().openapi,
+          testing: Object.keys(testing).sort(),
+          kit: Object.keys(kit).sort(),
+          sameKit: Object.keys(kit).every((name) => kit[name] === testing[name])
+        }))
+      )
     `
     const { code, stderr, stdout } = await node(readme, ["--input-type=commonjs", "-e", script])
     expect(stderr).toBe("")
@@ -150,6 +283,18 @@ describe("require() on Node ≥ 20.19", () => {
     expect(seen["same"]).toBe(true)
     expect(seen["client"]).toStrictEqual(["defaultPollInterval", "makeBuddyClient", "maxPollBackoff"])
     expect(seen["document"]).toBe("3.1.0")
+    expect(seen["testing"]).toStrictEqual([
+      "BuddyOnFakeGateway",
+      "FakeGateway",
+      "FakeGatewayError",
+      "JournalCapture",
+      "JournalLines",
+      "journalLines",
+      "makeSimulator",
+      "startSimulator"
+    ])
+    expect(seen["kit"]).toStrictEqual(seen["testing"])
+    expect(seen["sameKit"]).toBe(true)
   }, 60_000)
 
   it(
@@ -264,10 +409,13 @@ describe("next to Effect 4", () => {
     expect(stderr).not.toMatch(/ERR_MODULE_NOT_FOUND|SyntaxError/)
   }, 60_000)
 
-  it("require fails at once with the same sentence", async () => {
-    const { code, stderr } = await node(effect4, ["--input-type=commonjs", "-e", "require(\"@lazurio/buddy\")"])
-    expect(code).toBe(1)
-    expect(stderr).toContain(`Error: ${sentence.replace("4.1.0", foundIn(effect4))}`)
+  it("require fails at once with the same sentence, @lazurio/buddy/testing's too", async () => {
+    for (const entry of ["@lazurio/buddy", "@lazurio/buddy/testing"]) {
+      const { code, stderr } = await node(effect4, ["--input-type=commonjs", "-e", `require("${entry}")`])
+      expect([entry, code]).toStrictEqual([entry, 1])
+      expect(stderr).toContain(`Error: ${sentence.replace("4.1.0", foundIn(effect4))}`)
+      expect(stderr).not.toMatch(/ERR_REQUIRE_ASYNC_MODULE|ERR_MODULE_NOT_FOUND|SyntaxError/)
+    }
   }, 60_000)
 })
 

@@ -25,6 +25,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { measureClient } from "../bench/client-size.js"
+import { generatedClient, mergedDocument, prefix, published, validated } from "./support/openapi-launchpad.js"
 import {
   copiesOf,
   inDir,
@@ -36,6 +37,7 @@ import {
   scratchProject,
   typeCheck
 } from "./support/package.js"
+import { danglingPointers } from "./support/shipped-docs.js"
 
 /** What `import("@lazurio/buddy")` gives, name by name: the deliberate surface of src/index.ts. */
 const publicSurface = [
@@ -173,6 +175,7 @@ export const Routes = BuddyRoutes({ prefix: "/launchpad/buddy" })
 export const App = buddyHttpAppAt("/launchpad/buddy")
 export const web = makeBuddyWebHandler(BuddyLayer, { prefix: "/launchpad/buddy" })
 export const document = withBuddyOperations("/launchpad/buddy")({})
+export const merge = withBuddyOperations("/launchpad/buddy")
 `
 
 /** Every host of the examples, compiled in `dir`, walked against the simulator: what each answered. */
@@ -186,6 +189,8 @@ const walkHosts = async (dir: string) => {
 /** What each host answers under `root`: the same C6, wherever it is. */
 const walked = (root: string) => [
   "200 {\"kind\":\"buddy\",\"state\":\"waits\",\"signIn\":{\"state\":\"none\"},\"locale\":\"en\"}",
+  "200 ",
+  "405 ",
   "200 {\"kind\":\"sign-in\",\"state\":\"pending\",\"handle\":\"H\",\"code\":\"C\",\"page\":\"https://auth.openai.com/codex/device\"}",
   "200 {\"kind\":\"sign-in\",\"state\":\"pending\",\"code\":\"C\",\"page\":\"https://auth.openai.com/codex/device\"}",
   "200 {\"kind\":\"sign-in\",\"state\":\"cancelled\"}",
@@ -273,7 +278,11 @@ describe("the packed package", () => {
         "examples/mount-effect.ts"
       ])
     )
-    expect(named.filter((file) => !files.includes(file))).toStrictEqual([])
+    // and nothing in any shipped text leads outside what was installed (D55; test/docs.test.ts scans the same way).
+    expect(
+      danglingPointers(files, (file) => readFileSync(path.join(installed, file), "utf8"))
+        .map(({ file, pointer }) => `${file}: ${pointer}`)
+    ).toStrictEqual([])
     expect(files.filter((file) => /^(src|test|fixtures|scripts|bench)\//.test(file))).toStrictEqual([])
     expect(files.filter((file) => file.endsWith(".cache"))).toStrictEqual([])
   })
@@ -574,6 +583,25 @@ describe("every host a Launchpad uses, from the installed tarball (D43)", () => 
       expectWalked(await walkHosts(hosts))
     },
     60_000
+  )
+
+  it(
+    "merges buddy's operations into OpenApi.fromApi's document with skipLibCheck off; valid OpenAPI 3.1, a generated client compiles (D54)",
+    async () => {
+      const { compiled, merged, transformed } = await mergedDocument(hosts)
+      expect(compiled).toBe("clean")
+      expect(transformed).toStrictEqual(merged)
+      const file = published(hosts, merged ?? {})
+      expect(await validated(file)).toStrictEqual({ valid: true, warnings: [], specification: "OpenAPI" })
+      const paths = (merged ?? {})["paths"] as Record<string, Record<string, Record<string, unknown>>>
+      expect(paths[`${prefix}/sign-in/start`]?.["post"]?.["parameters"]).toStrictEqual([])
+      expect(Object.keys(paths[`${prefix}/sign-in/start`]?.["post"]?.["responses"] ?? {})).toStrictEqual(
+        ["200", "400", "403", "404", "409", "413", "415", "500", "503"]
+      )
+      expect(await generatedClient(hosts, file)).toBe("clean")
+    },
+    // tsc over effect's and the platform's own declarations, twice.
+    180_000
   )
 })
 

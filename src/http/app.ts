@@ -13,6 +13,17 @@ import { Refused, refused } from "./refusal.js"
 import { respond, routes } from "./routes.js"
 import { unforeseen } from "./unforeseen.js"
 
+/**
+ * The method a route is found by. HEAD is answered wherever GET is, as GET answers it (RFC 9110
+ * §9.3.2, D52): same checks, status and headers; every host the app runs in (Node's, a web handler)
+ * leaves the body out of an answer to HEAD itself, so its Content-Length is still GET's.
+ */
+const routeMethod = (method: string) => (method === "HEAD" ? "GET" : method)
+
+/** What a path's `Allow` names: its routes' methods, HEAD beside every GET. */
+const allowed = (atPath: ReadonlyArray<{ readonly method: string }>) =>
+  atPath.flatMap(({ method }) => (method === "GET" ? ["GET", "HEAD"] : [method]))
+
 /** C6 checks 1–2: Buddy here at all, then the route for this path and method. */
 const routeOf = Effect.gen(function*() {
   const request = yield* HttpServerRequest.HttpServerRequest
@@ -24,11 +35,9 @@ const routeOf = Effect.gen(function*() {
   const { path, root } = place.value
   const atPath = routes.filter((route) => route.path === path)
   if (atPath.length === 0) return yield* Effect.fail(refused("not-found"))
-  const route = atPath.find((candidate) => candidate.method === request.method)
+  const route = atPath.find((candidate) => candidate.method === routeMethod(request.method))
   if (route === undefined) {
-    return yield* Effect.fail(
-      new Refused({ reason: "method-not-allowed", allow: atPath.map((candidate) => candidate.method) })
-    )
+    return yield* Effect.fail(new Refused({ reason: "method-not-allowed", allow: allowed(atPath) }))
   }
   return { route, root, config, request }
 })
@@ -52,8 +61,19 @@ export const BuddyHttpApp = routeOf.pipe(
 )
 
 /**
+ * A config file's fields as code gives them: the file's form (JSON has no undefined, so the Schema's
+ * optional fields are exact), each optional field also taking an explicit `undefined` (D51).
+ */
+export type ConfigFileFields = Omit<ConfigFile, "hermesHome" | "buddyOrigin" | "socketGroup"> & {
+  readonly hermesHome?: ConfigFile["hermesHome"] | undefined
+  readonly buddyOrigin?: ConfigFile["buddyOrigin"] | undefined
+  readonly socketGroup?: ConfigFile["socketGroup"] | undefined
+}
+
+/**
  * BuddyConfig from its file form (C6 "Config") plus the contract's deadlines and limits, checked as
  * `BuddyConfig.make` checks. `socketGroup` is `buddy serve`'s own and not the app's.
  */
-export const configFrom = ({ socketGroup: _, ...fields }: ConfigFile): Effect.Effect<BuddyConfigShape, ConfigInvalid> =>
-  BuddyConfig.make(fields)
+export const configFrom = (
+  { socketGroup: _, ...fields }: ConfigFileFields
+): Effect.Effect<BuddyConfigShape, ConfigInvalid> => BuddyConfig.make(fields)

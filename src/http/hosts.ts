@@ -47,7 +47,7 @@ export const buddyHttpAppAt = (prefix: Prefix) => {
  * The app as `HttpLayerRouter` routes under `prefix` (C6's `/api/buddy` by default): the router cuts
  * the prefix off, so the app sits beside a Launchpad's own routes and its `HttpApi`.
  */
-export const BuddyRoutes = (options: { readonly prefix?: Prefix } = {}) =>
+export const BuddyRoutes = (options: { readonly prefix?: Prefix | undefined } = {}) =>
   HttpLayerRouter.addAll([
     HttpLayerRouter.route("*", "/", BuddyHttpApp),
     HttpLayerRouter.route("*", "/*", BuddyHttpApp)
@@ -82,7 +82,7 @@ const checkedNow = (fields: BuddyConfigFields): BuddyConfigFields =>
  */
 export const makeBuddyWebHandler = <E = never>(
   services: BuddyConfigFields | Layer.Layer<SignIn | Status | BuddyConfig, E>,
-  options: { readonly prefix?: Prefix } = {}
+  options: { readonly prefix?: Prefix | undefined } = {}
 ) => {
   const layer: Layer.Layer<SignIn | Status | BuddyConfig, E | ConfigInvalid> = isFields(services)
     ? BuddyLive(checkedNow(services))

@@ -22,6 +22,7 @@ import { answer, json } from "./answer.js"
 import { decodeBody, readBody } from "./body.js"
 import { openApiJson } from "./openapi.js"
 import { refused } from "./refusal.js"
+import { ServedBy } from "./served-by.js"
 
 /** What a route's work answers, from the services it asks. */
 type Work = Effect.Effect<HttpServerResponse.HttpServerResponse, Refusal, SignIn | Status | BuddyConfig>
@@ -76,8 +77,9 @@ export const routes: ReadonlyArray<Route> = [
   },
   {
     ...operations.openApi,
-    // Built once per root (a Launchpad mounts the app under one), then the same bytes every time.
-    run: (root) => Effect.sync(() => json(openApiJson(root), 200))
+    // Built once per root (a Launchpad mounts the app under one) and server, then the same bytes
+    // every time: buddy serve's lists its own server's answers too (D54).
+    run: (root) => Effect.map(ServedBy, (server) => json(openApiJson(root, server), 200))
   },
   {
     ...operations.signOut,

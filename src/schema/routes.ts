@@ -129,13 +129,17 @@ export type RefusalBody = "error" | "denied" | "blocked" | "unavailable"
 interface Entry<B extends RefusalBody> {
   readonly status: number
   readonly body: B
+  /** What it means wherever the app runs. */
   readonly description: string
+  /** What `buddy serve`'s own server adds to the same name (its document only, D54). */
+  readonly served?: string
 }
 
-const entry = <B extends RefusalBody>(status: number, body: B, description: string): Entry<B> => ({
+const entry = <B extends RefusalBody>(status: number, body: B, description: string, served?: string): Entry<B> => ({
   status,
   body,
-  description
+  description,
+  ...(served === undefined ? {} : { served })
 })
 
 /**
@@ -160,13 +164,14 @@ export const refusals:
     "body-too-large": entry(
       413,
       "error",
-      "the body is over 16 KiB, declared or streamed (buddy serve: or a chunk's extensions too long)"
+      "the body is over 16 KiB, declared or streamed",
+      "or a chunk's extensions too long"
     ),
     "invalid-request": entry(
       400,
       "error",
-      "the body is not strict UTF-8 JSON with exactly the listed keys (buddy serve: or the request is " +
-        "not HTTP it can parse, a CONNECT, or without Host)"
+      "the body is not strict UTF-8 JSON with exactly the listed keys",
+      "or the request is not HTTP it can parse, a CONNECT, or without Host"
     ),
     "invalid-handle": entry(400, "error", "the handle is not 32 lowercase hex characters"),
     "hermes-outdated": entry(409, "blocked", "Hermes lacks the cancellation contract: nothing changed"),
@@ -195,7 +200,8 @@ export const pathRefusals: ReadonlyArray<RefusalName> = ["not-found", "method-no
 
 /**
  * The refusals `buddy serve`'s own server answers (src/serve/node-server.ts) before the app sees a
- * request, to any path and method: a mount never gives them, its host's server answers instead.
+ * request, to any path and method: a mount never gives them, its host's server answers instead, so
+ * only buddy serve's own document lists them (D54).
  * `invalid-request` there is a request Node cannot parse, a CONNECT or one without Host;
  * `body-too-large` a chunk's extensions over Node's limit.
  */

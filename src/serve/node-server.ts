@@ -14,6 +14,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse, S
 import type { ListenOptions, Socket } from "node:net"
 import type { Duplex } from "node:stream"
 import { securityHeaders } from "../http/answer.js"
+import { ServedBy } from "../http/served-by.js"
 import { DeniedAnswer, ErrorAnswer, type PlainError, refusals } from "../schema/routes.js"
 import { errnoOf } from "../services/errno.js"
 import { type Connections, type Lingering, makeConnections } from "./connections.js"
@@ -240,7 +241,8 @@ export interface Listener {
 /**
  * An `HttpServer` on our server: NodeHttpServer's handler for the app, registered behind the
  * listener's checks. The stop is this layer's own release: it stops listening and ends every
- * connection at once.
+ * connection at once. It tells the app it is behind this server (`ServedBy`), so the app's
+ * document lists this server's own answers too (D54).
  */
 export const layer = (listener: Listener, limits: ServerLimits, bodyLimit: number) =>
   Layer.mergeAll(
@@ -269,5 +271,6 @@ export const layer = (listener: Listener, limits: ServerLimits, bodyLimit: numbe
         })
       })
     ),
-    NodeHttpServer.layerContext
+    NodeHttpServer.layerContext,
+    Layer.succeed(ServedBy, "buddy-serve")
   )

@@ -55,15 +55,24 @@ export const defaultLimits: Limits = {
   requestBody: 16 * 1024
 }
 
-/** What a Launchpad gives: the origins and the environment required, the rest with the contract's defaults. */
+/** Some of the deadlines; a field left out or given as `undefined` keeps its default (D51). */
+export type DeadlinesGiven = { readonly [K in keyof Deadlines]?: Deadlines[K] | undefined }
+
+/** Some of the limits; a field left out or given as `undefined` keeps its default (D51). */
+export type LimitsGiven = { readonly [K in keyof Limits]?: Limits[K] | undefined }
+
+/**
+ * What a Launchpad gives: the origins and the environment required, the rest with the contract's
+ * defaults. Every optional field takes an explicit `undefined` for its default (D51).
+ */
 export interface BuddyConfigFields {
   readonly hermesHome?: string | undefined
   readonly launchpadOrigin: string
   readonly buddyOrigin?: string | undefined
   readonly environment: Environment
   readonly locale?: Locale | undefined
-  readonly deadlines?: Partial<Deadlines>
-  readonly limits?: Partial<Limits>
+  readonly deadlines?: DeadlinesGiven | undefined
+  readonly limits?: LimitsGiven | undefined
 }
 
 /**
@@ -114,8 +123,18 @@ const filled = (fields: Partial<BuddyConfigFields>): BuddyConfigShape => ({
   buddyOrigin: fields.buddyOrigin,
   environment: fields.environment ?? "local",
   locale: fields.locale ?? "en",
-  deadlines: { ...defaultDeadlines, ...fields.deadlines },
-  limits: { ...defaultLimits, ...fields.limits }
+  // Field by field, not spread: a field given as undefined would otherwise replace its default (D51).
+  deadlines: {
+    control: fields.deadlines?.control ?? defaultDeadlines.control,
+    api: fields.deadlines?.api ?? defaultDeadlines.api,
+    start: fields.deadlines?.start ?? defaultDeadlines.start
+  },
+  limits: {
+    identifyLine: fields.limits?.identifyLine ?? defaultLimits.identifyLine,
+    ticketLine: fields.limits?.ticketLine ?? defaultLimits.ticketLine,
+    answer: fields.limits?.answer ?? defaultLimits.answer,
+    requestBody: fields.limits?.requestBody ?? defaultLimits.requestBody
+  }
 })
 
 export class BuddyConfig extends Context.Tag("buddy/BuddyConfig")<BuddyConfig, BuddyConfigShape>() {

@@ -16,16 +16,16 @@ const AbsolutePath = Schema.String.pipe(Schema.filter((text) => path.isAbsolute(
 const Bytes = Schema.Int.pipe(Schema.positive())
 
 const deadlineFields = {
-  control: Schema.optionalWith(Schema.DurationFromSelf, { exact: true }),
-  api: Schema.optionalWith(Schema.DurationFromSelf, { exact: true }),
-  start: Schema.optionalWith(Schema.DurationFromSelf, { exact: true })
+  control: Schema.optional(Schema.DurationFromSelf),
+  api: Schema.optional(Schema.DurationFromSelf),
+  start: Schema.optional(Schema.DurationFromSelf)
 }
 
 const limitFields = {
-  identifyLine: Schema.optionalWith(Bytes, { exact: true }),
-  ticketLine: Schema.optionalWith(Bytes, { exact: true }),
-  answer: Schema.optionalWith(Bytes, { exact: true }),
-  requestBody: Schema.optionalWith(Bytes, { exact: true })
+  identifyLine: Schema.optional(Bytes),
+  ticketLine: Schema.optional(Bytes),
+  answer: Schema.optional(Bytes),
+  requestBody: Schema.optional(Bytes)
 }
 
 /** What `BuddyConfig.make` accepts: the required origin and environment, the rest optional, nothing else. */
@@ -35,8 +35,11 @@ export const ConfigFields = Schema.Struct({
   buddyOrigin: Schema.optional(Origin),
   environment: Environment,
   locale: Schema.optional(Locale),
-  deadlines: Schema.optionalWith(Schema.Struct(deadlineFields), { exact: true }),
-  limits: Schema.optionalWith(Schema.Struct(limitFields), { exact: true })
+  // Every optional field, nested ones included, takes an explicit undefined for its default (D51):
+  // a Launchpad under exactOptionalPropertyTypes writes `deadlines: undefined`, and plain JavaScript
+  // spreads an options object whose fields may be undefined.
+  deadlines: Schema.optional(Schema.Struct(deadlineFields)),
+  limits: Schema.optional(Schema.Struct(limitFields))
 })
 
 type Reason =

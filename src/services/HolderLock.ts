@@ -14,9 +14,18 @@ import { BuddyConfig } from "./BuddyConfig.js"
 import { configuredHome } from "./gateway-path.js"
 import type { GatewayError } from "./GatewayError.js"
 import { heldBy, type HolderBusy, lockUnavailable } from "./HolderBusy.js"
-import { areaIfThere, type AreaLock, areaName, type Holding, lockArea, type OpenFile } from "./lock-area.js"
+import {
+  areaIfThere,
+  type AreaLock,
+  areaName,
+  type Holding,
+  lockArea,
+  type OpenFile,
+  somethingAt
+} from "./lock-area.js"
 import { type ExlockConstants, exlockLock, isAlive, O_EXLOCK } from "./lock-exlock.js"
 import { renameLock } from "./lock-rename.js"
+import { sharedReading } from "./shared-reading.js"
 
 export { HolderBusy } from "./HolderBusy.js"
 export type { Holding } from "./lock-area.js"
@@ -61,6 +70,8 @@ const exlockSystems: ReadonlySet<NodeJS.Platform> = new Set(["darwin", "freebsd"
 
 /** A system buddy has no lock for: nothing is made there, and every take says so. */
 const noLock = (platform: NodeJS.Platform, home: string | undefined): AreaLock => ({
+  // Stryker disable next-line StringLiteral: whatever is there, this lock's look is nobody
+  holderName: "holder",
   take: () =>
     Effect.flatMap(
       configuredHome(home),
@@ -90,10 +101,18 @@ export const holderLockLayer = (system: LockSystem): Layer.Layer<HolderLock, nev
       const lock = yield* lockOn(system, config.hermesHome)
       const one = yield* Effect.makeSemaphore(1)
       const serial = <A, E>(effect: Effect.Effect<A, E>) => one.withPermits(1)(Effect.uninterruptible(effect))
+      // Looks run one by one with the takes, so concurrent ones (a burst of status reads while another
+      // holds, D52) share one that began after each arrived, as the readings do (C5).
+      const look = yield* sharedReading(serial(lock.holder(areaIfThere(config.hermesHome))))
       return HolderLock.of({
         take: serial(lock.take(lockArea(config.hermesHome))),
         release: serial(lock.release),
-        holder: serial(lock.holder(areaIfThere(config.hermesHome)))
+        // Nothing where a holder would be: nobody, at once, unshared and outside the serial takes
+        // (D52); the look judges anything there, as it always has.
+        holder: Effect.flatMap(
+          somethingAt(config.hermesHome, lock.holderName),
+          (there) => (there ? look : Effect.succeedNone)
+        )
       })
     })
   )

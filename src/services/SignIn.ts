@@ -71,7 +71,9 @@ export class SignIn extends Context.Tag("buddy/SignIn")<SignIn, {
   /**
    * Whether a sign-in is held or a start is on its way to Hermes, for `GET /api/buddy` (C5): a held
    * sign-in is polled first when no operation is running, so a sign-in Hermes has ended reads
-   * `none` (its ending kept for its handle); never waits behind an operation.
+   * `none` (its ending kept for its handle); never waits behind an operation. `pending` too while
+   * another layer or process holds the sign-in for this Hermes home, as `buddy status` says (D52):
+   * only that it is held, never its handle, which is told to its holder alone (C4.3).
    */
   readonly current: Effect.Effect<"none" | "pending">
 }>() {}
@@ -340,6 +342,9 @@ export const SignInLive = Layer.effect(
       Effect.asVoid(one.withPermitsIfAvailable(1)(Effect.ensuring(refreshHeld, settleLock)))
     )
 
+    /** Whether anyone holds the holder lock for this home, looked at as `buddy status` looks (D46.1, D52). */
+    const lockHeld = Effect.map(lock.holder, Option.isSome)
+
     /**
      * One operation at a time, journaled, run to its end on a daemon fiber: the asker may be
      * interrupted while it waits, the operation on Hermes and our record of it are not.
@@ -389,9 +394,12 @@ export const SignInLive = Layer.effect(
           Effect.zipWith(
             Ref.get(held),
             Ref.get(starting),
-            (current, inFlight) => (current._tag === "None" && inFlight === 0 ? "none" : "pending")
+            (current, inFlight) => current._tag === "None" && inFlight === 0
           )
-        )
+        ),
+        // Nothing of ours: another layer or process may hold one for this home (D52).
+        Effect.flatMap((idle) => (idle ? lockHeld : Effect.succeed(true))),
+        Effect.map((pending) => (pending ? "pending" : "none"))
       )
     })
   })

@@ -145,5 +145,5 @@ export const exlockLock = (
     yield* Effect.addFinalizer(() =>
       release
     )
-    return { take, release, holder }
+    return { holderName: lockFileName, take, release, holder }
   })

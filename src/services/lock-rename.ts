@@ -320,5 +320,5 @@ export const renameLock = (descriptors: string): Effect.Effect<AreaLock, never, 
           ))
 
     yield* Effect.addFinalizer(() => Effect.zipRight(release, forget))
-    return { take, release, holder }
+    return { holderName, take, release, holder }
   })

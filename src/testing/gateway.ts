@@ -28,7 +28,7 @@ export interface FakeGatewaySetup {
 /** The fake's options for a setup: the contract's usual Hermes wherever the setup says nothing. */
 export const optionsOf = (
   setup: FakeGatewaySetup
-): Required<Omit<FakeGatewayOptions, "home" | "ticketsNeedPrivateHome">> => ({
+): { readonly [K in "contract" | "signedIn" | "state" | "socket"]-?: NonNullable<FakeGatewayOptions[K]> } => ({
   contract: setup.contract ?? true,
   signedIn: setup.signedIn ?? false,
   state: setup.state ?? "ready",

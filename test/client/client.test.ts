@@ -619,3 +619,33 @@ describe("buddy serve's own refusals, as the client decodes them (D36)", () => {
       .toStrictEqual({ kind: "front-door", status: 403 })
   })
 })
+
+describe("buddy/client's options given as undefined are their defaults (D51)", () => {
+  afterEach(() => {
+    vi.useRealTimers()
+    vi.unstubAllGlobals()
+  })
+
+  it("root, fetch and pollInterval undefined ask /api/buddy through the page's fetch every 5 s", async () => {
+    vi.useFakeTimers()
+    const pending = JSON.stringify({ kind: "sign-in", state: "pending", code: CODE, page: PAGE })
+    const asked: Array<{ readonly url: string; readonly at: number }> = []
+    const started = Date.now()
+    const pageFetch: Fetch = (url) => {
+      asked.push({ url, at: Date.now() - started })
+      return Promise.resolve({ status: 200, text: () => Promise.resolve(pending) })
+    }
+    vi.stubGlobal("fetch", pageFetch)
+    const buddy = makeBuddyClient({ root: undefined, fetch: undefined, pollInterval: undefined })
+    const stop = new AbortController()
+    const held = settledBy(buddy.hold(OTHER, { interval: undefined, onChange: undefined, signal: stop.signal }))
+    await vi.advanceTimersByTimeAsync(10_000)
+    stop.abort()
+    await vi.advanceTimersByTimeAsync(0)
+    expect(held.value).toStrictEqual({ kind: "stopped" })
+    expect(asked).toStrictEqual([
+      { url: "/api/buddy/sign-in/poll", at: 5_000 },
+      { url: "/api/buddy/sign-in/poll", at: 10_000 }
+    ])
+  })
+})

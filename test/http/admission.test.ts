@@ -5,7 +5,8 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { makeFakeGateway } from "../../fixtures/fake-gateway.js"
 import type { BuddyConfigShape } from "../../src/services/BuddyConfig.js"
-import { bodies, expectAnswer, headerValues, line, startedHandle } from "./support/answers.js"
+import { bodies, expectAnswer, expectSecure, headerValues, line, startedHandle } from "./support/answers.js"
+import { HERMES_CARD, hermesHttp } from "./support/fake.js"
 import {
   BUDDY,
   CANCEL,
@@ -132,9 +133,9 @@ describe("check 2: unknown paths and wrong methods", () => {
       const fake = yield* makeFakeGateway()
       const { port } = yield* serve(hostedConfig(fake.home))
       const cases: Array<[string, string, string]> = [
-        ["POST", STATUS, "GET"],
-        ["DELETE", STATUS, "GET"],
-        ["POST", OPENAPI, "GET"],
+        ["POST", STATUS, "GET, HEAD"],
+        ["DELETE", STATUS, "GET, HEAD"],
+        ["POST", OPENAPI, "GET, HEAD"],
         ["GET", START, "POST"],
         ["GET", CANCEL, "POST"],
         ["GET", SIGN_OUT, "POST"],
@@ -155,17 +156,47 @@ describe("check 2: unknown paths and wrong methods", () => {
       expect(fake.received).toStrictEqual([])
     }))
 
-  it.scopedLive("HEAD is a 405 like any method not listed: Allow and the JSON headers, no body", () =>
+  it.scopedLive("HEAD is answered wherever GET is: its status and headers, no body; a POST path's HEAD is 405 (D52)", () =>
     Effect.gen(function*() {
       const fake = yield* makeFakeGateway()
-      const { port } = yield* serve(hostedConfig(fake.home))
-      const status = yield* send(port, { method: "HEAD", path: STATUS, headers: [host(port)] })
-      expectAnswer(status, 405, "")
-      expect(headerValues(status, "allow")).toStrictEqual(["GET"])
-      expect(headerValues(status, "content-length")).toStrictEqual([String(bodies.methodNotAllowed.length)])
-      const poll = yield* send(port, { method: "HEAD", path: POLL, headers: [host(port)] })
-      expectAnswer(poll, 405, "")
-      expect(headerValues(poll, "allow")).toStrictEqual(["POST"])
+      const { journal, port } = yield* serve(hostedConfig(fake.home))
+      /** The header lines but Date, which moves between two answers. */
+      const lines = (reply: { readonly rawHeaders: HeaderList }) =>
+        reply.rawHeaders.filter(([name]) => name.toLowerCase() !== "date")
+      for (const path of [STATUS, OPENAPI, `${STATUS}?tab=1`]) {
+        const got = yield* get(port, path)
+        fake.clearReceived()
+        const head = yield* send(port, { method: "HEAD", path, headers: [host(port)] })
+        expect([path, head.status, head.body]).toStrictEqual([path, got.status, ""])
+        expect(got.status).toBe(200)
+        expect(lines(head)).toStrictEqual(lines(got))
+        expect(headerValues(head, "content-length")).toStrictEqual([String(Buffer.byteLength(got.body))])
+        expectSecure(head)
+        // Buddy's state read for it as for GET: one fresh card (C5); the document asks nothing.
+        expect(hermesHttp(fake)).toStrictEqual(path === OPENAPI ? [] : [HERMES_CARD])
+      }
+      fake.clearReceived()
+      for (const path of [START, POLL, CANCEL, SIGN_OUT]) {
+        const head = yield* send(port, { method: "HEAD", path, headers: [host(port), ...sameOrigin] })
+        const got = yield* send(port, { method: "GET", path, headers: [host(port), ...sameOrigin] })
+        expect([path, head.status, head.body, got.status]).toStrictEqual([path, 405, "", 405])
+        expect(headerValues(head, "allow"), path).toStrictEqual(["POST"])
+        expect(lines(head)).toStrictEqual(lines(got))
+      }
+      const unknown = yield* send(port, { method: "HEAD", path: "/api/buddy/x", headers: [host(port)] })
+      expect([unknown.status, unknown.body]).toStrictEqual([404, ""])
+      expect(headerValues(unknown, "content-length")).toStrictEqual([String(bodies.notFound.length)])
+      expect(fake.received).toStrictEqual([])
+      expect(yield* journal).toStrictEqual([])
+    }))
+
+  it.scopedLive("HEAD where Buddy is absent is GET's 404 buddy-absent, without its body", () =>
+    Effect.gen(function*() {
+      const fake = yield* makeFakeGateway()
+      const { port } = yield* serve(hostedConfig(fake.home, { buddyOrigin: undefined }))
+      const head = yield* send(port, { method: "HEAD", path: STATUS, headers: [host(port)] })
+      expect([head.status, head.body]).toStrictEqual([404, ""])
+      expect(headerValues(head, "content-length")).toStrictEqual([String(bodies.absent.length)])
       expect(fake.received).toStrictEqual([])
     }))
 })

@@ -1,12 +1,15 @@
 // GET /api/buddy/openapi.json: compared with the document written out below, by hand, from C6
 // (not from the code that makes it): exactly the routes that exist, each with exactly the answers
-// it can give (start and sign-out cannot say invalid-handle or sign-in-unknown), the two headers
-// the same-origin rule reads on every POST, and the answer schemas as components. Then against the
-// app: every refusal it really gives fits what the document says of that operation and status.
+// it can give (start and sign-out cannot say invalid-handle or sign-in-unknown) where it runs
+// (mounted in a host, or behind buddy serve's own server, D54), the two headers the same-origin
+// rule reads on every POST said in its description (never parameters), and the answer schemas as
+// components. Then against the app: every refusal it really gives fits what the document says of
+// that operation and status.
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { makeFakeGateway } from "../../fixtures/fake-gateway.js"
 import { openApiDocument, openApiJson } from "../../src/http/openapi.js"
+import { ServedBy } from "../../src/http/served-by.js"
 import { buddyVersion } from "../../src/version.js"
 import { gatewayReasons } from "../fuzz/support/closed.js"
 import { expectSecure, startedHandle } from "./support/answers.js"
@@ -41,7 +44,11 @@ interface Content {
 
 interface Operation {
   readonly operationId: string
-  readonly parameters?: ReadonlyArray<{ readonly description?: string } & Record<string, unknown>>
+  readonly description?: string
+  readonly "x-buddy-browser-headers"?: ReadonlyArray<unknown>
+  readonly tags: ReadonlyArray<string>
+  readonly security: ReadonlyArray<unknown>
+  readonly parameters: ReadonlyArray<unknown>
   readonly requestBody?: { readonly required: boolean; readonly content: Content }
   readonly responses: Record<string, { readonly description: string; readonly content: Content }>
 }
@@ -49,8 +56,10 @@ interface Operation {
 interface Document {
   readonly openapi: string
   readonly info: { readonly title: string; readonly version: string; readonly description: string }
+  readonly tags: ReadonlyArray<{ readonly name: string; readonly description: string }>
+  readonly security: ReadonlyArray<unknown>
   readonly paths: Record<string, Record<string, Operation>>
-  readonly components: { readonly schemas: Record<string, JsonSchema> }
+  readonly components: { readonly schemas: Record<string, JsonSchema>; readonly securitySchemes: unknown }
 }
 
 // ---- The document as C6 says it must be, written out. ----
@@ -76,7 +85,7 @@ const denied = (...reasons: ReadonlyArray<string>) => ({
   additionalProperties: false
 })
 
-/** What `buddy serve`'s own server answers to any request, before the app (D36). */
+/** What `buddy serve`'s own server answers to any request, before the app (D36); only its document lists them (D54). */
 const server = {
   "400": errors("invalid-request"),
   "403": denied("host-mismatch"),
@@ -86,108 +95,90 @@ const server = {
   "431": errors("headers-too-large")
 }
 
-const sameOriginHeaders = [
-  { name: "Origin", in: "header", required: true, schema: { type: "string" } },
-  { name: "Sec-Fetch-Site", in: "header", required: true, schema: { type: "string", enum: ["same-origin"] } }
-]
+type Server = "mounted" | "buddy-serve"
 
-/** What each operation is, asks and answers: status → the schema of its body. */
-const expected: Record<string, unknown> = {
-  "get /api/buddy": {
-    operationId: "status",
+/** Every operation is in the group `buddy`, asks no credential and takes no parameter (D54). */
+const grouped = { tags: ["buddy"], security: [], parameters: [] }
+
+/** What each operation is, asks and answers, mounted in a host or behind buddy serve: status → the schema of its body. */
+const expectedBy = (behind: Server): Record<string, unknown> => {
+  const own = behind === "buddy-serve"
+  const getting = (operationId: string, success: string) => ({
+    operationId,
+    ...grouped,
     responses: {
-      "200": ref("BuddyAnswer"),
-      ...server,
+      "200": ref(success),
+      ...(own ? server : {}),
       "404": errors("buddy-absent"),
       "500": errors("operation-failed")
     }
-  },
-  "get /api/buddy/openapi.json": {
-    operationId: "openApi",
+  })
+  const posting = (
+    operationId: string,
+    body: string,
+    success: string,
+    invalid: ReadonlyArray<string>,
+    blockedBy: ReadonlyArray<string>
+  ) => ({
+    operationId,
+    ...grouped,
+    requestBody: ref(body),
     responses: {
-      "200": ref("OpenApiDocument"),
-      ...server,
+      "200": ref(success),
+      "400": errors(...invalid),
+      // Behind buddy serve a 403 is either reason, the whole Denied; mounted, only the same-origin rule's.
+      "403": own ? ref("Denied") : denied("origin-mismatch"),
       "404": errors("buddy-absent"),
-      "500": errors("operation-failed")
-    }
-  },
-  "post /api/buddy/sign-in/start": {
-    operationId: "startSignIn",
-    parameters: sameOriginHeaders,
-    requestBody: ref("EmptyBody"),
-    responses: {
-      "200": ref("SignInStarted"),
-      "400": errors("invalid-request"),
-      "403": ref("Denied"),
-      "404": errors("buddy-absent"),
-      "409": blocked("hermes-outdated", "sign-in-running", "lock-unavailable"),
+      "409": blocked(...blockedBy),
       "413": errors("body-too-large"),
       "415": errors("invalid-content-type"),
-      "408": server["408"],
-      "417": server["417"],
-      "431": server["431"],
+      ...(own ? { "408": server["408"], "417": server["417"], "431": server["431"] } : {}),
       "500": errors("operation-failed"),
       "503": ref("Unavailable")
     }
-  },
-  "post /api/buddy/sign-in/poll": {
-    operationId: "pollSignIn",
-    parameters: sameOriginHeaders,
-    requestBody: ref("HandleBody"),
-    responses: {
-      "200": ref("SignInState"),
-      "400": errors("invalid-request", "invalid-handle"),
-      "403": ref("Denied"),
-      "404": errors("buddy-absent"),
-      "409": blocked("hermes-outdated", "sign-in-running", "sign-in-unknown"),
-      "413": errors("body-too-large"),
-      "415": errors("invalid-content-type"),
-      "408": server["408"],
-      "417": server["417"],
-      "431": server["431"],
-      "500": errors("operation-failed"),
-      "503": ref("Unavailable")
-    }
-  },
-  "post /api/buddy/sign-in/cancel": {
-    operationId: "cancelSignIn",
-    parameters: sameOriginHeaders,
-    requestBody: ref("HandleBody"),
-    responses: {
-      "200": ref("SignInEnded"),
-      "400": errors("invalid-request", "invalid-handle"),
-      "403": ref("Denied"),
-      "404": errors("buddy-absent"),
-      "409": blocked("hermes-outdated", "sign-in-running", "sign-in-unknown"),
-      "413": errors("body-too-large"),
-      "415": errors("invalid-content-type"),
-      "408": server["408"],
-      "417": server["417"],
-      "431": server["431"],
-      "500": errors("operation-failed"),
-      "503": ref("Unavailable")
-    }
-  },
-  "post /api/buddy/sign-out": {
-    operationId: "signOut",
-    parameters: sameOriginHeaders,
-    requestBody: ref("EmptyBody"),
-    responses: {
-      "200": ref("SignedOut"),
-      "400": errors("invalid-request"),
-      "403": ref("Denied"),
-      "404": errors("buddy-absent"),
-      "409": blocked("hermes-outdated", "sign-in-running", "lock-unavailable"),
-      "413": errors("body-too-large"),
-      "415": errors("invalid-content-type"),
-      "408": server["408"],
-      "417": server["417"],
-      "431": server["431"],
-      "500": errors("operation-failed"),
-      "503": ref("Unavailable")
-    }
+  })
+  const replacing = ["hermes-outdated", "sign-in-running", "lock-unavailable"]
+  const holding = ["hermes-outdated", "sign-in-running", "sign-in-unknown"]
+  return {
+    "get /api/buddy": getting("status", "BuddyAnswer"),
+    "get /api/buddy/openapi.json": getting("openApi", "OpenApiDocument"),
+    "post /api/buddy/sign-in/start": posting(
+      "startSignIn",
+      "EmptyBody",
+      "SignInStarted",
+      ["invalid-request"],
+      replacing
+    ),
+    "post /api/buddy/sign-in/poll": posting(
+      "pollSignIn",
+      "HandleBody",
+      "SignInState",
+      ["invalid-request", "invalid-handle"],
+      holding
+    ),
+    "post /api/buddy/sign-in/cancel": posting(
+      "cancelSignIn",
+      "HandleBody",
+      "SignInEnded",
+      ["invalid-request", "invalid-handle"],
+      holding
+    ),
+    "post /api/buddy/sign-out": posting("signOut", "EmptyBody", "SignedOut", ["invalid-request"], replacing)
   }
 }
+
+/** What a POST's description says of the two headers a browser sets itself, and the vendor extension listing them. */
+const browserWords = "A browser sends Origin (exactly the Launchpad's own origin, never Buddy's) and Sec-Fetch-Site " +
+  "(what the browser says of the request's initiator) itself on a fetch from the Launchpad's own page, and a script " +
+  "cannot set them; without both the answer is 403 origin-mismatch."
+const browserHeaders = [
+  { name: "Origin", description: "exactly the Launchpad's own origin, never Buddy's", schema: { type: "string" } },
+  {
+    name: "Sec-Fetch-Site",
+    description: "what the browser says of the request's initiator",
+    schema: { type: "string", enum: ["same-origin"] }
+  }
+]
 
 /** Components written out where the document's answers rest on them alone. */
 const expectedComponents: Record<string, unknown> = {
@@ -297,13 +288,23 @@ const expectedComponents: Record<string, unknown> = {
 }
 
 /** What the document says of each refusal, after its name: the words a page's developer reads. */
-const refusalWords: Record<string, string> = {
+const refusalWords = (behind: Server): Record<string, string> => ({
+  ...mountedWords,
+  ...(behind === "buddy-serve"
+    ? {
+      "body-too-large": "the body is over 16 KiB, declared or streamed (buddy serve: or a chunk's extensions too long)",
+      "invalid-request": "the body is not strict UTF-8 JSON with exactly the listed keys (buddy serve: or the " +
+        "request is not HTTP it can parse, a CONNECT, or without Host)"
+    }
+    : {})
+})
+
+const mountedWords: Record<string, string> = {
   "buddy-absent": "no Buddy here: no Buddy origin recorded, or not a hosted personal environment",
   "origin-mismatch": "a POST from anywhere but the Launchpad's own page",
   "invalid-content-type": "Content-Type is not application/json",
-  "body-too-large": "the body is over 16 KiB, declared or streamed (buddy serve: or a chunk's extensions too long)",
-  "invalid-request": "the body is not strict UTF-8 JSON with exactly the listed keys (buddy serve: or the request " +
-    "is not HTTP it can parse, a CONNECT, or without Host)",
+  "body-too-large": "the body is over 16 KiB, declared or streamed",
+  "invalid-request": "the body is not strict UTF-8 JSON with exactly the listed keys",
   "invalid-handle": "the handle is not 32 lowercase hex characters",
   "hermes-outdated": "Hermes lacks the cancellation contract: nothing changed",
   "sign-in-running": "a held sign-in could not be ended: nothing changed",
@@ -318,7 +319,7 @@ const refusalWords: Record<string, string> = {
   "headers-too-large": "buddy serve: the request line and headers are over 16 KiB"
 }
 
-/** The document's operations in the form of `expected`: descriptions and summaries left out. */
+/** The document's operations in the form of `expectedBy`: descriptions and summaries left out. */
 const shapeOf = (document: Document) =>
   Object.fromEntries(
     Object.entries(document.paths).flatMap(([path, methods]) =>
@@ -326,11 +327,9 @@ const shapeOf = (document: Document) =>
         `${method} ${path}`,
         {
           operationId: operation.operationId,
-          ...(operation.parameters === undefined
-            ? {}
-            : {
-              parameters: operation.parameters.map(({ description: _, ...rest }) => rest)
-            }),
+          tags: operation.tags,
+          security: operation.security,
+          parameters: operation.parameters,
           ...(operation.requestBody === undefined
             ? {}
             : { requestBody: operation.requestBody.content["application/json"].schema }),
@@ -382,48 +381,73 @@ const refsIn = (value: unknown): Array<string> => {
   )
 }
 
+/** What every document of the app says, mounted or behind buddy serve: `text` is its bytes. */
+const expectDescribes = (document: Document, text: string, behind: Server) => {
+  expect(document.openapi).toBe("3.1.0")
+  expect(document.info.title).toBe("buddy")
+  expect(document.info.version).toBe(buddyVersion)
+  expect(shapeOf(document)).toStrictEqual(expectedBy(behind))
+  // What the shapes leave out (here, in the test that builds the document: it is built once per
+  // process, and the mutation suite credits its code to the test that built it, D11).
+  for (const [path, methods] of Object.entries(document.paths)) {
+    for (const [method, operation] of Object.entries(methods)) {
+      if (method === "post") expect(operation.requestBody?.required, `${method} ${path}`).toBe(true)
+      // The two headers a browser sets itself are said, never asked for as parameters.
+      expect(operation.description, `${method} ${path}`).toBe(method === "post" ? browserWords : undefined)
+      expect(operation["x-buddy-browser-headers"], `${method} ${path}`).toStrictEqual(
+        method === "post" ? browserHeaders : undefined
+      )
+    }
+  }
+  expect(text.indexOf("\"200\":{\"description\":\"done\"")).toBeLessThan(text.indexOf("\"400\":"))
+  const description = "Buddy's ChatGPT sign-in, state and sign-out, for the Launchpad. Any other path under " +
+    "/api/buddy answers 404 {\"error\":\"not-found\"} (no such path under the root); another method on a path " +
+    "answers 405 {\"error\":\"method-not-allowed\"} (the path exists, not with this method; see Allow)."
+  expect(document.info.description).toBe(description)
+  expect(document.tags).toStrictEqual([{ name: "buddy", description }])
+  expect(document.security).toStrictEqual([])
+  expect(document.components.securitySchemes).toStrictEqual({})
+  // Each refusal's words, after its name, in every status that can carry it.
+  const words = refusalWords(behind)
+  for (const [path, methods] of Object.entries(document.paths)) {
+    for (const [method, operation] of Object.entries(methods)) {
+      for (const [status, response] of Object.entries(operation.responses)) {
+        if (status === "200") continue
+        for (const part of response.description.split("; ")) {
+          const name = part.slice(0, part.indexOf(": "))
+          expect(part, `${method} ${path} ${status}`).toBe(`${name}: ${words[name]}`)
+        }
+      }
+    }
+  }
+}
+
 describe("GET /api/buddy/openapi.json", () => {
-  it.scopedLive("is the document C6 describes: every operation, its headers, its body and exactly its answers", () =>
+  it.scopedLive("mounted: the document C6 describes, every operation, its body and exactly the app's answers", () =>
     Effect.gen(function*() {
       const { document, reply } = yield* fetchDocument
-      expect(document.openapi).toBe("3.1.0")
-      expect(document.info.title).toBe("buddy")
-      expect(document.info.version).toBe(buddyVersion)
-      expect(shapeOf(document)).toStrictEqual(expected)
-      // What the shapes leave out (here, in the test that builds the document: it is built once per
-      // process, and the mutation suite credits its code to the test that built it, D11).
-      for (const [path, methods] of Object.entries(document.paths)) {
-        for (const [method, operation] of Object.entries(methods)) {
-          if (method === "post") expect(operation.requestBody?.required, `${method} ${path}`).toBe(true)
-        }
-      }
-      expect(reply.body.indexOf("\"200\":{\"description\":\"done\"")).toBeLessThan(reply.body.indexOf("\"400\":"))
-      expect(document.info.description).toBe(
-        "Buddy's ChatGPT sign-in, state and sign-out, for the Launchpad. Any other path under /api/buddy answers " +
-          "404 {\"error\":\"not-found\"} (no such path under the root); another method on a path answers 405 " +
-          "{\"error\":\"method-not-allowed\"} (the path exists, not with this method; see Allow)."
-      )
-      // Each refusal's words, after its name, in every status that can carry it.
-      for (const [path, methods] of Object.entries(document.paths)) {
-        for (const [method, operation] of Object.entries(methods)) {
-          for (const [status, response] of Object.entries(operation.responses)) {
-            if (status === "200") continue
-            for (const part of response.description.split("; ")) {
-              const name = part.slice(0, part.indexOf(": "))
-              expect(part, `${method} ${path} ${status}`).toBe(`${name}: ${refusalWords[name]}`)
-            }
-          }
-        }
-      }
+      expectDescribes(document, reply.body, "mounted")
     }))
+
+  it("behind buddy serve: the same, with the answers its own server gives (408, 417, 431, host-mismatch…)", () => {
+    // The bytes buddy serve serves are these (test/serve/serving.test.ts).
+    const text = openApiJson("/api/buddy", "buddy-serve")
+    expectDescribes(JSON.parse(text) as Document, text, "buddy-serve")
+    expect(openApiJson("/api/buddy", "buddy-serve")).toBe(text)
+    expect(openApiJson("/api/buddy", "mounted")).not.toBe(text)
+  })
+
+  it("is the mount's where the host provides nothing: a Launchpad never says which server it is", () => {
+    expect(Effect.runSync(ServedBy)).toBe("mounted")
+  })
 
   it.scopedLive("has exactly the answer schemas as components, every reference resolving", () =>
     Effect.gen(function*() {
       const { document } = yield* fetchDocument
       const components = Object.keys(document.components.schemas)
+      // Denied is buddy serve's (either reason): mounted, a 403 is only the same-origin rule's.
       expect(components.toSorted()).toStrictEqual([
         "BuddyAnswer",
-        "Denied",
         "EmptyBody",
         "HandleBody",
         "OpenApiDocument",
@@ -434,7 +458,12 @@ describe("GET /api/buddy/openapi.json", () => {
         "Unavailable"
       ])
       for (const [name, schema] of Object.entries(expectedComponents)) {
-        expect(document.components.schemas[name], name).toStrictEqual(schema)
+        if (name !== "Denied") expect(document.components.schemas[name], name).toStrictEqual(schema)
+      }
+      const served = JSON.parse(openApiJson("/api/buddy", "buddy-serve")) as Document
+      expect(Object.keys(served.components.schemas).toSorted()).toStrictEqual([...components, "Denied"].toSorted())
+      for (const [name, schema] of Object.entries(expectedComponents)) {
+        expect(served.components.schemas[name], name).toStrictEqual(schema)
       }
       for (const reference of refsIn(document)) {
         expect(components).toContain(reference.replace("#/components/schemas/", ""))

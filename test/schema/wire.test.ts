@@ -111,6 +111,13 @@ describe("the closed lists, as the contract names them", () => {
       "request-timeout",
       "headers-too-large"
     ])
+    // Words of buddy serve's own server for a name the app gives too: only these two carry them
+    // (its document alone says them, D54), and no other entry has the field at all.
+    expect(Object.entries(refusals).flatMap(([name, entry]) => "served" in entry ? [[name, entry.served]] : []))
+      .toStrictEqual([
+        ["body-too-large", "or a chunk's extensions too long"],
+        ["invalid-request", "or the request is not HTTP it can parse, a CONNECT, or without Host"]
+      ])
   })
 })
 

@@ -13,6 +13,7 @@ import * as path from "node:path"
 import { afterAll, afterEach, describe, expect, it } from "vitest"
 import { type FakeGatewayHandle, startFakeGateway } from "../../fixtures/fake-gateway.js"
 import { configFrom } from "../../src/http/app.js"
+import { openApiJson } from "../../src/http/openapi.js"
 import type { ConfigFile } from "../../src/schema/config.js"
 import * as NodeServer from "../../src/serve/node-server.js"
 import { type Place, serveFile, serveOn, type ServeOptions } from "../../src/serve/serving.js"
@@ -154,6 +155,50 @@ describe("buddy serve on its own socket", () => {
       "buddy serve: refused a request for \"evil.example\" (403 host-mismatch): it serves only localhost, 127.0.0.1, " +
       "[::1], launchpad.example; a proxy must send one of them as Host."
     ])
+  })
+
+  it("serves its own OpenAPI document: the app's answers and its own server's (408, 417, 431, host-mismatch; D54)", async () => {
+    const dir = await tempDir()
+    const at = path.join(dir, "buddy", "serve.sock")
+    const served = await serving(await fileFor(), { _tag: "Socket", path: at })
+    await served.saying("listening on")
+    const answer = parse(await exchange(at, get("/api/buddy/openapi.json", "localhost")))
+    expect(answer.statusLine).toBe("HTTP/1.1 200 OK")
+    expect(answer.body).toBe(openApiJson("/api/buddy", "buddy-serve"))
+    const document = JSON.parse(answer.body) as {
+      readonly paths: Record<string, Record<string, { readonly responses: Record<string, unknown> }>>
+    }
+    expect(Object.keys(document.paths["/api/buddy"]?.["get"]?.responses ?? {})).toStrictEqual(
+      ["200", "400", "403", "404", "408", "413", "417", "431", "500"]
+    )
+    // The same app mounted in a Launchpad's host lists none of them.
+    expect(answer.body).not.toBe(openApiJson("/api/buddy", "mounted"))
+  })
+
+  it("answers HEAD wherever GET is, GET's status line and headers without a body; a POST path's is 405 (D52)", async () => {
+    const dir = await tempDir()
+    const at = path.join(dir, "buddy", "serve.sock")
+    await (await serving(await fileFor(), { _tag: "Socket", path: at })).saying("listening on")
+    const head = (target: string, host = "launchpad.example") =>
+      `HEAD ${target} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`
+    for (const target of ["/api/buddy", "/api/buddy/openapi.json"]) {
+      const got = parse(await exchange(at, get(target)))
+      const headed = parse(await exchange(at, head(target)))
+      expect([target, headed.statusLine, headed.headers, headed.body]).toStrictEqual([
+        target,
+        "HTTP/1.1 200 OK",
+        got.headers,
+        ""
+      ])
+      expect(headed.headers).toContain(`content-length: ${Buffer.byteLength(got.body)}`)
+    }
+    const start = parse(await exchange(at, head("/api/buddy/sign-in/start")))
+    expect([start.statusLine, start.body]).toStrictEqual(["HTTP/1.1 405 Method Not Allowed", ""])
+    expect(start.headers).toContain("allow: POST")
+    expect(start.headers).toStrictEqual(parse(await exchange(at, get("/api/buddy/sign-in/start"))).headers)
+    // buddy serve's own refusal of a foreign Host, without its body too.
+    const foreign = parse(await exchange(at, head("/api/buddy", "evil.example")))
+    expect([foreign.statusLine, foreign.body]).toStrictEqual(["HTTP/1.1 403 Forbidden", ""])
   })
 
   it("uses buddy's own limits unless given others, and the config's body limit for 100-continue", async () => {

@@ -121,6 +121,15 @@ describe("configFrom, a config file's fields as the app's config", () => {
       expect(config.launchpadOrigin).toBe("https://launchpad.example")
       const refused = yield* Effect.flip(configFrom({ ...file, buddyOrigin: file.launchpadOrigin }))
       expect(refused.reason).toBe("same-origins")
+      // From code, each optional field may be an explicit undefined, its default (D51).
+      const unset = yield* configFrom({
+        ...file,
+        hermesHome: undefined,
+        buddyOrigin: undefined,
+        socketGroup: undefined
+      })
+      expect(unset).toStrictEqual(yield* BuddyConfig.make({ ...file, buddyOrigin: undefined }))
+      expect([unset.hermesHome, unset.buddyOrigin]).toStrictEqual([undefined, undefined])
     }))
 })
 
@@ -159,21 +168,29 @@ describe("BuddyConfig.make refuses what a Launchpad cannot have meant (D43)", ()
       expect([given.locale, Duration.toMillis(given.deadlines.api), given.limits.answer]).toStrictEqual(["cs", 7, 1])
     }))
 
-  // `{ ...defaults, ...fields.deadlines }` would put an undefined over a default: a Launchpad's
-  // `deadlines: { api: cond ? d : undefined }` must be refused, not served with no deadline.
-  it.effect("an undefined deadline or limit, or undefined deadlines or limits, as no type allows them", () =>
+  // `{ ...defaults, ...fields.deadlines }` would put an undefined over a default and serve with no
+  // deadline: an undefined field is its default instead (D51), as `buddyOrigin: undefined` always was,
+  // so a Launchpad's `deadlines: { api: cond ? d : undefined }` gets 5 s.
+  it.effect("undefined deadlines or limits, and each undefined deadline or limit, are the defaults (D51)", () =>
     Effect.gen(function*() {
-      expect(yield* reasonOf({ ...good, deadlines: undefined })).toBe("deadlines")
-      expect(yield* reasonOf({ ...good, limits: undefined })).toBe("limits")
-      for (const name of ["control", "api", "start"]) {
-        expect([name, yield* reasonOf({ ...good, deadlines: { [name]: undefined } })]).toStrictEqual([
-          name,
-          "deadlines"
-        ])
+      const none = yield* unchecked({ ...good, deadlines: undefined, limits: undefined, locale: undefined })
+      expect([none.deadlines, none.limits, none.locale]).toStrictEqual([defaultDeadlines, defaultLimits, "en"])
+      const deadlines = { control: Duration.millis(1), api: Duration.millis(2), start: Duration.millis(3) }
+      for (const name of ["control", "api", "start"] as const) {
+        const config = yield* BuddyConfig.make({ ...good, deadlines: { ...deadlines, [name]: undefined } })
+        expect([name, config.deadlines]).toStrictEqual([name, { ...deadlines, [name]: defaultDeadlines[name] }])
       }
-      for (const name of ["identifyLine", "ticketLine", "answer", "requestBody"]) {
-        expect([name, yield* reasonOf({ ...good, limits: { [name]: undefined } })]).toStrictEqual([name, "limits"])
+      const limits = { identifyLine: 1, ticketLine: 2, answer: 3, requestBody: 4 }
+      for (const name of ["identifyLine", "ticketLine", "answer", "requestBody"] as const) {
+        const config = yield* BuddyConfig.make({ ...good, limits: { ...limits, [name]: undefined } })
+        expect([name, config.limits]).toStrictEqual([name, { ...limits, [name]: defaultLimits[name] }])
       }
+      // and so for what uses only the gateway client
+      const gateway = BuddyConfig.forGateway({ deadlines: { api: undefined }, limits: { answer: undefined } })
+      expect([gateway.deadlines, gateway.limits]).toStrictEqual([defaultDeadlines, defaultLimits])
+      // What is not undefined is still checked.
+      expect(yield* reasonOf({ ...good, deadlines: null })).toBe("deadlines")
+      expect(yield* reasonOf({ ...good, limits: { answer: null } })).toBe("limits")
     }))
 
   it.effect("ConfigInvalid's message says its reason in words, and no value", () =>

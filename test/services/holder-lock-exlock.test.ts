@@ -167,10 +167,20 @@ describe("a look at who holds the lock on macOS and the BSDs (played by injectio
       }
       const first = yield* lockFor(home, withAlive)
       const second = yield* lockFor(home, withAlive)
-      // No area yet: nobody, and nothing made (its one open takes no lock and creates nothing).
+      // No area yet: nobody, and nothing made, nor even opened: nothing is where the file would be (D52).
+      expect(yield* second.lock.holder).toStrictEqual(Option.none())
+      expect(calls).toStrictEqual([])
+      expect(yield* run(() => fs.access(area).then(() => true, () => false))).toBe(false)
+      // Something other than nothing there (the area a file: ENOTDIR) is the look's to judge, with its one open.
+      yield* run(() => fs.writeFile(area, ""))
       expect(yield* second.lock.holder).toStrictEqual(Option.none())
       expect(calls).toStrictEqual([{ file, flags: lockless, mode: undefined }])
-      expect(yield* run(() => fs.access(area).then(() => true, () => false))).toBe(false)
+      yield* run(() => fs.unlink(area))
+      // An area without the file: still nobody and nothing opened.
+      yield* run(() => fs.mkdir(area, { mode: 0o700 }))
+      expect(yield* second.lock.holder).toStrictEqual(Option.none())
+      expect(calls).toHaveLength(1)
+      yield* run(() => fs.rmdir(area))
       yield* first.lock.take
       expect(yield* second.lock.holder).toStrictEqual(pidOf(process.pid))
       expect(calls.at(-1)).toStrictEqual({ file, flags: lockless, mode: undefined })
@@ -195,6 +205,27 @@ describe("a look at who holds the lock on macOS and the BSDs (played by injectio
       // Having looked, it takes at once: the look held no lock.
       yield* second.lock.take
       expect([...locked]).toStrictEqual([file])
+    }))
+
+  it.scopedLive("concurrent looks while another holds share one look that began after each arrived (D52)", () =>
+    Effect.gen(function*() {
+      const { area, home } = yield* lockScene
+      const file = path.join(area, "holder.lock")
+      const { calls, system } = playedSystem("darwin")
+      const first = yield* lockFor(home, system)
+      const second = yield* lockFor(home, system)
+      yield* first.lock.take
+      const before = calls.length
+      const seen = yield* Effect.all(Array.from({ length: 40 }, () => second.lock.holder), { concurrency: "unbounded" })
+      expect(seen).toStrictEqual(Array.from({ length: 40 }, () => pidOf(process.pid)))
+      const looks = calls.slice(before)
+      expect(looks.length).toBeGreaterThanOrEqual(1)
+      expect(looks.length).toBeLessThanOrEqual(2)
+      expect(looks[0]).toStrictEqual({ file, flags: lockless, mode: undefined })
+      // One after another, each its own look: none is a reading kept from before.
+      yield* second.lock.holder
+      yield* second.lock.holder
+      expect(calls.length - before - looks.length).toBe(2)
     }))
 
   it.scopedLive("finds nobody for a home that is missing, without opening anything", () =>

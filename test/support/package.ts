@@ -24,13 +24,13 @@ export type Packed = Readonly<{
 }>
 
 /**
- * Packs the package as the repository holds it, built from the current source (`npm run build:lib`)
- * in its own copy under `temp`, so the repository's dist/lib is left alone for the tests importing it
- * meanwhile. The CLI bundle and simulator are the ones the test run's global setup built.
+ * Packs the package as the repository holds it, with `npm pack` as a maintainer runs it: its `prepack`
+ * builds dist/ (the CLI bundle, the simulator, dist/lib) from the current source (D55), in its own copy
+ * under `temp`, so the repository's dist/ is left alone for the tests using it meanwhile.
  */
 export const packBuddy = async (temp: string): Promise<Packed> => {
   const dir = path.join(temp, "pkg")
-  mkdirSync(path.join(dir, "dist"), { recursive: true })
+  mkdirSync(dir)
   const entries = [
     "package.json",
     "README.md",
@@ -48,12 +48,9 @@ export const packBuddy = async (temp: string): Promise<Packed> => {
   for (const entry of [...entries, "docs", "examples", "systemd"]) {
     cpSync(path.join(root, entry), path.join(dir, entry), { recursive: true })
   }
-  for (const file of ["buddy.js", "buddy.js.cache", "simulator.js", "recorded.json"]) {
-    cpSync(path.join(root, "dist", file), path.join(dir, "dist", file))
-  }
   symlinkSync(path.join(root, "node_modules"), path.join(dir, "node_modules"))
-  await inDir(dir)("npm", ["run", "--silent", "build:lib"])
-  const packed = await inDir(dir)("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", temp])
+  // --silent keeps the prepack's banner off stdout, where --json writes the report.
+  const packed = await inDir(dir)("npm", ["pack", "--silent", "--json", "--pack-destination", temp])
   const [{ filename, unpackedSize }] = JSON.parse(packed.stdout) as [
     { readonly filename: string; readonly unpackedSize: number }
   ]
@@ -67,10 +64,16 @@ export const scratchProject = async (
   specs: ReadonlyArray<string>,
   flags: ReadonlyArray<string> = []
 ) => {
+  const dir = emptyProject(temp, name)
+  await installIn(dir, specs, flags)
+  return dir
+}
+
+/** A scratch Launchpad project `temp/name` (an ES module package) with nothing installed yet. */
+export const emptyProject = (temp: string, name: string) => {
   const dir = path.join(temp, name)
   mkdirSync(dir)
   writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "launchpad", private: true, type: "module" }))
-  await installIn(dir, specs, flags)
   return dir
 }
 

@@ -1,8 +1,8 @@
 // Run inside a scratch Launchpad project by test/package.test.ts (D43): the examples shipped in the
 // installed tarball, compiled there by tsc into `out/`, each host started under a prefix on the
 // simulator the tarball ships, and walked through C6 as the Launchpad's page would: the status
-// read, start, poll, cancel and sign-out from its own origin, the document, a path outside the
-// prefix. Prints one JSON object: each host's answers, the handle and code masked.
+// read (and its HEAD), start, poll, cancel and sign-out from its own origin, the document, a path
+// outside the prefix. Prints one JSON object: each host's answers, the handle and code masked.
 import { HttpServer } from "@effect/platform"
 import { ManagedRuntime } from "effect"
 import { spawn } from "node:child_process"
@@ -73,6 +73,9 @@ const walk = async (send, root) => {
       "content-type": "application/json"
     }, body)
   say(await send("GET", root))
+  // HEAD wherever GET is (D52): GET's status, no body; a POST path's HEAD is GET's 405.
+  say(await send("HEAD", root))
+  say(await send("HEAD", `${root}/sign-in/start`))
   const started = await post("/sign-in/start", "{}")
   say(started)
   const handle = JSON.stringify({ handle: JSON.parse(started.body).handle })

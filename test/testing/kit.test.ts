@@ -17,6 +17,7 @@ import { Duration, Effect } from "effect"
 import { existsSync, mkdtempSync, rmSync } from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { pendingSession } from "../../src/testing/gateway.js"
 
 const LAUNCHPAD = "https://launchpad.example"
 const fields = {
@@ -197,6 +198,32 @@ describe("the simulator started from code", () => {
       expect(existsSync(path.join(home, "gateway.sock"))).toBe(false)
       rmSync(dir, { recursive: true, force: true })
     }))
+})
+
+describe("the sign-in a control ends", () => {
+  it.scoped("is the one pending on Hermes, and none once Hermes ended it", () =>
+    Effect.gen(function*() {
+      const fake = yield* FakeGateway
+      expect(pendingSession(fake.controls)).toBeUndefined()
+      const signIn = yield* SignIn
+      yield* signIn.start
+      const [session] = fake.controls.sessions()
+      expect(pendingSession(fake.controls)?.id).toBe(session?.id)
+      yield* fake.deny()
+      // Denied, not cancelled: Hermes's worker can end it no more, so no control may reach it.
+      expect(fake.controls.sessions().map((s) => [s.status, s.cancelled])).toStrictEqual([["denied", false]])
+      expect(pendingSession(fake.controls)).toBeUndefined()
+      expect(yield* Effect.flip(fake.approve())).toStrictEqual(new FakeGatewayError({ reason: "no-pending-sign-in" }))
+    }).pipe(Effect.provide(BuddyOnFakeGateway(fields))))
+
+  it.scoped("is never one its instance marked cancelled when it went away", () =>
+    Effect.gen(function*() {
+      const fake = yield* FakeGateway
+      yield* (yield* SignIn).start
+      yield* fake.restart()
+      expect(fake.controls.sessions().map((s) => [s.status, s.cancelled])).toStrictEqual([["pending", true]])
+      expect(pendingSession(fake.controls)).toBeUndefined()
+    }).pipe(Effect.provide(BuddyOnFakeGateway(fields))))
 })
 
 // One fake and one BuddyLive for the block, as a Launchpad's suite shares them; each test ends the

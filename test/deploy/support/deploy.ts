@@ -15,8 +15,8 @@ export { unixExchangeAs } from "../../support/unix-exchange.js"
 
 export const REPO = fileURLToPath(new URL("../../../", import.meta.url))
 /**
- * The `buddy` executable (package.json "bin"), which runs the built bundle dist/buddy.js that `npm ci`
- * (and the test run's global setup) builds: what `npm install -g` links as /usr/local/bin/buddy.
+ * The `buddy` executable (package.json "bin"), which runs the built bundle dist/buddy.js that the test
+ * run's global setup builds: what `npm install -g` links as /usr/local/bin/buddy.
  */
 export const BUDDY = path.join(REPO, "bin", "buddy.js")
 export const GUIDE = path.join(REPO, "docs", "operator-guide.md")
@@ -40,9 +40,9 @@ export interface Snippet {
   readonly text: string
 }
 
-const marker = /<!-- tested: (test\/[^\s,]+), ([\w-]+) -->\n```([\w-]*)\n([\s\S]*?\n)```/g
+const marker = /<!-- tested in the repository: (test\/[^\s,]+), ([\w-]+) -->\n```([\w-]*)\n([\s\S]*?\n)```/g
 
-/** Every fenced block of the markdown that a `<!-- tested: FILE, NAME -->` line marks. */
+/** Every fenced block of the markdown that a `<!-- tested in the repository: FILE, NAME -->` line marks. */
 export const testedSnippets = (markdown: string): ReadonlyArray<Snippet> =>
   [...markdown.matchAll(marker)].map(([, test = "", name = "", language = "", text = ""]) => ({
     test,
