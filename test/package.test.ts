@@ -406,6 +406,47 @@ describe("the packed package", () => {
     expect(seen["internal"]).toBe("ERR_PACKAGE_PATH_NOT_EXPORTED")
   }, 30_000)
 
+  it("says a Launchpad's misconfiguration where it is made and on its logger, from the tarball (D50)", async () => {
+    const script = `
+      const buddy = await import("@lazurio/buddy")
+      let refusal
+      try {
+        buddy.makeBuddyWebHandler({ launchpadOrigin: "http://127.0.0.1:4105", environment: "hosted-personal", buddyorigin: "https://buddy.example" })
+      } catch (error) {
+        refusal = [error._tag, error.message]
+      }
+      const { dispose, handler } = buddy.makeBuddyWebHandler({
+        hermesHome: "/nonexistent/buddy-package-home",
+        launchpadOrigin: "http://127.0.0.1:4105",
+        buddyOrigin: "https://buddy.example",
+        environment: "hosted-personal"
+      })
+      const read = await (await handler(new Request("http://127.0.0.1:4105/api/buddy"))).text()
+      const post = () => handler(new Request("http://127.0.0.1:4105/api/buddy/sign-in/start", {
+        method: "POST",
+        headers: { "content-type": "application/json", "sec-fetch-site": "same-origin", origin: "http://localhost:4105" },
+        body: "{}"
+      })).then((answer) => answer.text().then((body) => [answer.status, body]))
+      const posts = [await post(), await post()]
+      await dispose()
+      console.log(JSON.stringify({ refusal, read, posts }))
+    `
+    const { stdout } = await inApp(process.execPath, ["--input-type=module", "-e", script])
+    const lines = stdout.trim().split("\n")
+    const seen = JSON.parse(lines.at(-1) ?? "") as Record<string, unknown>
+    expect(seen["refusal"]).toStrictEqual([
+      "ConfigInvalid",
+      expect.stringMatching(/buddyorigin.*did you mean "buddyOrigin"\?/)
+    ])
+    expect(JSON.parse(seen["read"] as string)).toMatchObject({ state: "unknown", reason: "not-running" })
+    const forbidden = [403, "{\"error\":\"denied\",\"reason\":\"origin-mismatch\"}"]
+    expect(seen["posts"]).toStrictEqual([forbidden, forbidden])
+    const warned = lines.filter((line) => line.includes("level=WARN"))
+    expect(warned.filter((line) => line.includes("does not exist"))).toHaveLength(2)
+    expect(warned.filter((line) => line.includes("different origins to a browser"))).toHaveLength(1)
+    expect(stdout).not.toContain("/nonexistent/buddy-package-home")
+  }, 30_000)
+
   it("type-checks a Launchpad's use of it with tsc, and its types are not `any`", async () => {
     writeFileSync(
       path.join(app, "launchpad.ts"),

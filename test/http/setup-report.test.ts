@@ -197,7 +197,9 @@ describe("a same-origin refusal is said once per cause, and answered as C6 says"
       const second = yield* served(BuddyLive(fields(fake.home), JournalCapture))
       // BuddyServicesLive, exported, as a Launchpad composes it.
       const config = BuddyConfig.layer(fields(fake.home))
-      const composed = yield* served(BuddyServicesLive.pipe(Layer.provideMerge(JournalCapture), Layer.provideMerge(config)))
+      const composed = yield* served(
+        BuddyServicesLive.pipe(Layer.provideMerge(JournalCapture), Layer.provideMerge(config))
+      )
       // The graph the CLI runs on, whose terminal has its own words.
       const internal = yield* served(
         InternalServices.pipe(Layer.provideMerge(JournalCapture), Layer.provideMerge(config))
@@ -250,7 +252,9 @@ describe("a Hermes home that does not exist or is no directory is said, apart fr
         "directory."
       for (const home of [file, path.join(file, "home")]) {
         const { ask, words } = yield* served(BuddyLive(fields(home), JournalCapture))
-        expect(yield* ask("GET", "/api/buddy")).toMatch(/^200 \{"kind":"buddy","state":"unknown","reason":"unsafe-home"/)
+        expect(yield* ask("GET", "/api/buddy")).toMatch(
+          /^200 \{"kind":"buddy","state":"unknown","reason":"unsafe-home"/
+        )
         expect(yield* ask("GET", "/api/buddy")).toMatch(/"reason":"unsafe-home"/)
         expect(words()).toStrictEqual([
           notDirectory,

@@ -73,15 +73,17 @@ const run = (serving: Effect.Effect<unknown, ServeStop>, onLine: (line: string) 
   const said: Array<string> = []
   const waiting = new Set<() => void>()
   const base = Effect.runSync(Effect.console)
+  const heard = (...args: ReadonlyArray<unknown>) => {
+    const line = args.join(" ")
+    onLine(line)
+    said.push(line)
+    waiting.forEach((check) => check())
+  }
+  // Effect's logger on stderr says through `unsafe.error` (Logger.withConsoleError): caught too.
   const caught: Console.Console = {
     ...base,
-    error: (...args: ReadonlyArray<unknown>) =>
-      Effect.sync(() => {
-        const line = args.join(" ")
-        onLine(line)
-        said.push(line)
-        waiting.forEach((check) => check())
-      })
+    error: (...args: ReadonlyArray<unknown>) => Effect.sync(() => heard(...args)),
+    unsafe: { ...base.unsafe, error: heard }
   }
   const fiber = Effect.runFork(Effect.withConsole(serving, caught))
   cleanups.push(() => Effect.runPromise(Fiber.interrupt(fiber)))
@@ -155,6 +157,63 @@ describe("buddy serve on its own socket", () => {
       "buddy serve: refused a request for \"evil.example\" (403 host-mismatch): it serves only localhost, 127.0.0.1, " +
       "[::1], launchpad.example; a proxy must send one of them as Host."
     ])
+  })
+
+  it("says each cause of a same-origin refusal once on stderr (D50), answers 403 origin-mismatch, asks Hermes nothing", async () => {
+    const dir = await tempDir()
+    const at = path.join(dir, "buddy", "serve.sock")
+    const served = await serving(await fileFor(), { _tag: "Socket", path: at })
+    await served.saying("listening on")
+    const asked = (await gateway()).received.length
+    const start = (headers: string) =>
+      `POST /api/buddy/sign-in/start HTTP/1.1\r\nHost: localhost\r\n${headers}Content-Type: application/json\r\n` +
+      "Content-Length: 2\r\nConnection: close\r\n\r\n{}"
+    const posts = [
+      `Origin: ${launchpad}\r\n`,
+      "Sec-Fetch-Site: cross-site\r\n",
+      "Sec-Fetch-Site: same-origin\r\n",
+      "Sec-Fetch-Site: same-origin\r\nOrigin: https://buddy.example\r\n",
+      "Sec-Fetch-Site: same-origin\r\nOrigin: https://launchpad.example:8443\r\n"
+    ]
+    for (const headers of [...posts, ...posts]) {
+      const answer = parse(await exchange(at, start(headers)))
+      expect([answer.statusLine, answer.body]).toStrictEqual([
+        "HTTP/1.1 403 Forbidden",
+        "{\"error\":\"denied\",\"reason\":\"origin-mismatch\"}"
+      ])
+    }
+    await served.saying("https://launchpad.example:8443")
+    // logfmt on stderr: the message quoted, its own quotes escaped.
+    const refusals = served.said.filter((line) => line.includes("refused a POST (403 origin-mismatch)"))
+    expect(
+      refusals.map((line) =>
+        /it came without Sec-Fetch-Site|Sec-Fetch-Site is cross-site|without Origin|Buddy's own origin|launchpad.example:8443.{0,3} but launchpadOrigin is/
+          .exec(line)?.[0]
+      )
+    )
+      .toStrictEqual([
+        "it came without Sec-Fetch-Site",
+        "Sec-Fetch-Site is cross-site",
+        "without Origin",
+        "Buddy's own origin",
+        "launchpad.example:8443\\\", but launchpadOrigin is"
+      ])
+    expect((await gateway()).received.length).toBe(asked)
+  })
+
+  it("says a Hermes home that does not exist at start and at the first read, apart from a stopped gateway (D50)", async () => {
+    const dir = await tempDir()
+    const at = path.join(dir, "buddy", "serve.sock")
+    const served = await serving(await fileFor({ hermesHome: path.join(dir, "nope") }), { _tag: "Socket", path: at })
+    await served.saying("listening on")
+    expect(served.said.filter((line) => line.includes("does not exist"))).toHaveLength(1)
+    for (let read = 0; read < 3; read++) {
+      const answer = parse(await exchange(at, get("/api/buddy")))
+      expect(JSON.parse(answer.body)).toMatchObject({ kind: "buddy", state: "unknown", reason: "not-running" })
+    }
+    await served.saying("a read found that")
+    expect(served.said.filter((line) => line.includes("does not exist"))).toHaveLength(2)
+    expect(served.said.join("\n")).not.toContain(path.join(dir, "nope"))
   })
 
   it("serves its own OpenAPI document: the app's answers and its own server's (408, 417, 431, host-mismatch; D54)", async () => {
