@@ -170,11 +170,17 @@ describe("buddy serve", () => {
 
   it("without --config says Buddy is absent here, and answers buddy-absent on its default socket", async () => {
     const runtime = await tempDir("buddy-serve-runtime-", 0o700)
-    const serve = spawnBuddy(["serve"], { env: { XDG_RUNTIME_DIR: runtime } })
+    // No Hermes home either: the layers say so once as they are built (D50), naming where it came from.
+    const serve = spawnBuddy(["serve"], {
+      env: { XDG_RUNTIME_DIR: runtime, HERMES_HOME: path.join(runtime, "no-hermes") }
+    })
     const socket = path.join(runtime, "buddy", "serve.sock")
     expect(await serve.stderrWith("listening on")).toStrictEqual([
       "buddy serve: the config has no buddyOrigin (or no --config was given), so Buddy is absent here and every " +
       "route answers 404 buddy-absent.",
+      expect.stringMatching(
+        /level=WARN .*message="buddy: the Hermes home \(HERMES_HOME, else ~\/\.hermes\) does not exist/
+      ),
       `buddy serve: listening on unix:${socket}`
     ])
     expect(await call(socket, "GET", "/api/buddy")).toStrictEqual({

@@ -264,7 +264,9 @@ describe("a key buddy does not know is named with the known ones near it (D50)",
         "contol",
         ["control"]
       ])
-      expect(seen(yield* invalid({ ...good, limits: { answers: 10 } }))).toStrictEqual(["limits", "answers", ["answer"]])
+      expect(seen(yield* invalid({ ...good, limits: { answers: 10 } }))).toStrictEqual(["limits", "answers", [
+        "answer"
+      ]])
       expect(seen(yield* invalid({ ...good, socketGroup: "www-data" }))).toStrictEqual([
         "unknown-field",
         "socketGroup",
