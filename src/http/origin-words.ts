@@ -4,6 +4,7 @@
 import type { BuddyConfigShape } from "../services/BuddyConfig.js"
 import type { SetupCause } from "../services/SetupReport.js"
 import { shown } from "../services/shown.js"
+import { loopbackHosts } from "./loopback.js"
 
 /** A same-origin refusal's cause: the first of C6's conditions the request fails, in the order they are checked. */
 export type OriginCause =
@@ -40,9 +41,6 @@ export const setupCause = (cause: OriginCause): SetupCause => ({
   kind: cause.kind,
   variant: cause.kind === "site-other" ? cause.site : cause.kind === "origin-other" ? shownOrigin(cause.origin) : ""
 })
-
-/** The hosts a browser treats as loopback, each its own origin to it. */
-const loopbackHosts = ["localhost", "127.0.0.1", "[::1]"]
 
 /** `text` as an origin's scheme, host and port, if it is one. */
 const partsOf = (text: string) => {

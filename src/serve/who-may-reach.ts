@@ -9,6 +9,7 @@
 //   rebinding, Tailscale's CVE-2022-41924), a request naming two is malformed (RFC 9112 §3.2),
 //   and a refused name is said on stderr, so an operator whose proxy sends the wrong one sees why.
 import { Option } from "effect"
+import { loopbackHosts } from "../http/loopback.js"
 
 /** Who the socket is for: this account alone, or this account and one group's members. */
 export type Sharing =
@@ -35,7 +36,7 @@ export const directoryFits = (sharing: Sharing, found: { readonly gid: number; r
  */
 export const authoritiesOf = (launchpadOrigin: string): ReadonlySet<string> => {
   const launchpad = URL.canParse(launchpadOrigin) ? [new URL(launchpadOrigin).host] : []
-  return new Set(["localhost", "127.0.0.1", "[::1]", ...launchpad].map((authority) => authority.toLowerCase()))
+  return new Set([...loopbackHosts, ...launchpad].map((authority) => authority.toLowerCase()))
 }
 
 /** What to serve: the target in origin form (the path and query). */

@@ -96,6 +96,7 @@ export const SetupReportLive: Layer.Layer<SetupReport, never, BuddyConfig> = Lay
         locate(
           config.hermesHome,
           deadline,
+          // Stryker disable next-line ObjectLiteral,StringLiteral: a build looks once, so says at most one finding; the kind only has to differ from the reads'
           (finding) => report.once({ kind: "home-at-build", variant: finding }, () => homeAtBuildWords(config, finding))
         )
     ).pipe(

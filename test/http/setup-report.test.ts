@@ -280,6 +280,33 @@ describe("a Hermes home that does not exist or is no directory is said, apart fr
       ])
     }))
 
+  it.scopedLive("a home whose path fails otherwise (a symlink loop) is no typo: the wire says unsafe-home, nothing is said", () =>
+    Effect.gen(function*() {
+      const dir = yield* scratch
+      const loop = path.join(dir, "loop")
+      yield* Effect.promise(() => fsp.symlink(loop, loop))
+      const { ask, words } = yield* served(BuddyLive(fields(loop), JournalCapture))
+      expect(yield* ask("GET", "/api/buddy")).toMatch(/^200 \{"kind":"buddy","state":"unknown","reason":"unsafe-home"/)
+      expect(words()).toStrictEqual([])
+    }))
+
+  it.scopedLive("a home missing at the first read and a file at a later one: each finding said once", () =>
+    Effect.gen(function*() {
+      const dir = yield* scratch
+      const home = path.join(dir, "later")
+      const { ask, words } = yield* served(BuddyLive(fields(home), JournalCapture))
+      expect(yield* ask("GET", "/api/buddy")).toMatch(/"reason":"not-running"/)
+      yield* Effect.promise(() => fsp.writeFile(home, ""))
+      expect(yield* ask("GET", "/api/buddy")).toMatch(/"reason":"unsafe-home"/)
+      expect(yield* ask("GET", "/api/buddy")).toMatch(/"reason":"unsafe-home"/)
+      expect(words().slice(1)).toStrictEqual([
+        "WARN buddy: a read found that the Hermes home the config names (hermesHome) does not exist: its answer " +
+        "(not-running) is the home, not a stopped gateway.",
+        "WARN buddy: a read found that the Hermes home the config names (hermesHome) is not a directory: its " +
+        "answer (unsafe-home) is the home, not a stopped gateway."
+      ])
+    }))
+
   it.scopedLive("a home that is there with no gateway running, or a gateway stopped, says nothing of the home", () =>
     Effect.gen(function*() {
       const empty = yield* scratch

@@ -6,6 +6,7 @@
 import { Option } from "effect"
 import { describe, expect, it } from "vitest"
 import { Refused } from "../../src/http/refusal.js"
+import { ServedBy } from "../../src/http/served-by.js"
 import { ConfigUnusable } from "../../src/serve/config-file.js"
 import { SocketPlaceUnsafe } from "../../src/serve/socket-place.js"
 import { ServeStop } from "../../src/serve/stop.js"
@@ -18,9 +19,11 @@ import { ContractMissing, HermesApi } from "../../src/services/HermesApi.js"
 import { HolderBusy, HolderLock } from "../../src/services/HolderLock.js"
 import { Journal, JournalLines } from "../../src/services/Journal.js"
 import { DirectoryUnsafe } from "../../src/services/private-directory.js"
+import { SetupReport } from "../../src/services/SetupReport.js"
 import { Blocked, SignIn, Unavailable } from "../../src/services/SignIn.js"
 import { Status } from "../../src/services/Status.js"
 import { Ticket } from "../../src/services/Ticket.js"
+import { FakeGateway, FakeGatewayError } from "../../src/testing/gateway.js"
 
 describe("the names others see", () => {
   it("each service's key, namespaced and unique", () => {
@@ -34,7 +37,10 @@ describe("the names others see", () => {
       JournalLines.key,
       SignIn.key,
       Status.key,
-      Ticket.key
+      Ticket.key,
+      SetupReport.key,
+      ServedBy.key,
+      FakeGateway.key
     ]
     expect(keys).toStrictEqual([
       "buddy/BuddyConfig",
@@ -46,7 +52,10 @@ describe("the names others see", () => {
       "buddy/JournalLines",
       "buddy/SignIn",
       "buddy/Status",
-      "buddy/Ticket"
+      "buddy/Ticket",
+      "buddy/SetupReport",
+      "buddy/ServedBy",
+      "buddy/testing/FakeGateway"
     ])
   })
 
@@ -64,7 +73,8 @@ describe("the names others see", () => {
       new Refused({ reason: "not-found" }),
       new ConfigUnusable({ lines: [] }),
       new SocketPlaceUnsafe({ reason: "too-long", path: "/x" }),
-      new ServeStop({ code: 1, line: "" })
+      new ServeStop({ code: 1, line: "" }),
+      new FakeGatewayError({ reason: "no-pending-sign-in" })
     ].map((error) => error._tag)
     expect(tags).toStrictEqual([
       "ConfigInvalid",
@@ -78,7 +88,8 @@ describe("the names others see", () => {
       "Refused",
       "ConfigUnusable",
       "SocketPlaceUnsafe",
-      "ServeStop"
+      "ServeStop",
+      "FakeGatewayError"
     ])
   })
 })

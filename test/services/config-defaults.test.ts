@@ -4,7 +4,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Config, ConfigProvider, Duration, Effect, Layer } from "effect"
 import { configFrom } from "../../src/http/app.js"
-import { BuddyConfig, type ConfigInvalid, defaultDeadlines, defaultLimits } from "../../src/services/BuddyConfig.js"
+import { BuddyConfig, ConfigInvalid, defaultDeadlines, defaultLimits } from "../../src/services/BuddyConfig.js"
 
 describe("BuddyConfig.make", () => {
   it("a config that names nothing is local, English, the loopback Launchpad, no home or Buddy origin", () => {
@@ -288,6 +288,12 @@ describe("a key buddy does not know is named with the known ones near it (D50)",
       expect((yield* invalid({ ...good, [key]: 1 })).unknownKey).toBe(key)
       expect((yield* invalid({ ...good, ["y".repeat(40)]: 1 })).message).toContain(`"${"y".repeat(40)}" is none`)
     }))
+
+  it("a ConfigInvalid a host makes itself with a key and no near ones names the key alone", () => {
+    expect(new ConfigInvalid({ reason: "unknown-field", unknownKey: "zz" }).message).toMatch(
+      /; "zz" is none of them\.$/
+    )
+  })
 
   it.effect("several near ones are each named", () =>
     Effect.gen(function*() {

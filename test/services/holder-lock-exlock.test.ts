@@ -202,6 +202,12 @@ describe("a look at who holds the lock on macOS and the BSDs (played by injectio
       expect(asked.at(-1)).toBe(4711)
       yield* run(() => fs.writeFile(file, "not a pid\n"))
       expect(yield* second.lock.holder).toStrictEqual(Option.none())
+      // A home others may write (C1.1) has no area of ours to look in: nobody, with no open.
+      const opened = calls.length
+      yield* run(() => fs.chmod(home, 0o775))
+      expect(yield* second.lock.holder).toStrictEqual(Option.none())
+      expect(calls.length).toBe(opened)
+      yield* run(() => fs.chmod(home, 0o700))
       // Having looked, it takes at once: the look held no lock.
       yield* second.lock.take
       expect([...locked]).toStrictEqual([file])
