@@ -61,6 +61,7 @@ describe("what the package ships", () => {
 
   it("ships the guides a package reader uses, and keeps the repository's records in the repository", () => {
     expect(packed.filter((file) => file.endsWith(".md")).toSorted()).toStrictEqual([
+      "CHANGELOG.md",
       "README.md",
       "docs/element.md",
       "docs/http-api.md",
@@ -71,7 +72,13 @@ describe("what the package ships", () => {
     // The texts the scan reads: the README, the guides, the examples, the units and the executables.
     expect(packed.filter(isShippedText).length).toBeGreaterThanOrEqual(15)
     expect(packed.filter(isShippedText)).toEqual(
-      expect.arrayContaining(["README.md", "bin/buddy.js", "examples/mount-web.ts", "systemd/buddy.service"])
+      expect.arrayContaining([
+        "README.md",
+        "CHANGELOG.md",
+        "bin/buddy.js",
+        "examples/mount-web.ts",
+        "systemd/buddy.service"
+      ])
     )
   })
 
@@ -81,7 +88,7 @@ describe("what the package ships", () => {
 
   it("says, in buddy's and the simulator's help, nothing the package lacks", () => {
     const help =
-      ["--help", "status --help", "sign-in --help", "sign-out --help", "serve --help"].map((words) =>
+      ["--help", "status --help", "sign-in --help", "sign-out --help", "serve --help", "check --help"].map((words) =>
         execFileSync(process.execPath, ["bin/buddy.js", ...words.split(" ")], {
           cwd: fileURLToPath(new URL("../", import.meta.url)),
           encoding: "utf8"
@@ -186,6 +193,8 @@ describe("docs/operator-guide.md", () => {
     // Every marker is followed by its fence (a marker the pattern misses would test nothing).
     expect(marked).toHaveLength(guide.split("<!-- tested").length - 1)
     expect(marked.map(({ language, name, test }) => [test, name, language])).toStrictEqual([
+      ["test/deploy/proxies.test.ts", "group", "sh"],
+      ["test/deploy/proxies.test.ts", "manual-place", "sh"],
       ["test/deploy/proxies.test.ts", "nginx", "nginx"],
       ["test/deploy/proxies.test.ts", "caddy", "caddy"]
     ])

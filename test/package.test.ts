@@ -238,7 +238,9 @@ describe("the packed package", () => {
     for (const file of ["dist/lib/index.js", "dist/lib/index.d.ts", "dist/lib/client/index.js"]) {
       expect(files).toContain(file)
     }
-    for (const file of ["dist/lib/client/index.d.ts", "dist/buddy.js", "bin/buddy.js", "package.json"]) {
+    for (
+      const file of ["dist/lib/client/index.d.ts", "dist/buddy.js", "bin/buddy.js", "package.json", "CHANGELOG.md"]
+    ) {
       expect(files).toContain(file)
     }
     for (const file of ["bin/buddy-simulator.js", "dist/simulator.js", "dist/recorded.json"]) {

@@ -4,10 +4,12 @@
 import * as Command from "@effect/cli/Command"
 import { Console, Effect } from "effect"
 import { buddyVersion } from "../version.js"
+import { check } from "./check.js"
 import { CommandLine, parse } from "./command-line.js"
 import { completionScript } from "./completions.js"
 import { ExitCode } from "./exit.js"
 import { helpText, usageLine } from "./help.js"
+import { printUnitChecks } from "./print-unit.js"
 import { root } from "./root.js"
 import { serveCommand } from "./serve.js"
 import { signIn } from "./sign-in.js"
@@ -15,12 +17,12 @@ import { signOut } from "./sign-out.js"
 import { status } from "./status.js"
 import { commandTree } from "./tree.js"
 
-export const subcommands = [status, signIn, signOut, serveCommand] as const
+export const subcommands = [status, signIn, signOut, serveCommand, check] as const
 
 export const buddyCommand = root.pipe(Command.withSubcommands(subcommands))
 
 /** What a person sees of the commands: help, usage errors and completions are made from it (D18). */
-export const tree = commandTree(root, subcommands)
+export const tree = commandTree(root, subcommands, { checks: printUnitChecks })
 
 const run = Command.run(buddyCommand, { name: "buddy", version: buddyVersion })
 

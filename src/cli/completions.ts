@@ -4,10 +4,12 @@
 // table of levels, keyed by the command path typed so far, and walk the words before the cursor
 // through it the way ./command-line.ts reads them: a command word moves down a level, a flag that
 // takes a value skips that value, anything else stays. At the cursor: a flag's value (directories
-// for DIR, files for FILE and PATH, the shells for SHELL), else the level's flags after "-", else its
-// commands, else (a command that runs) its flags. Nothing here runs buddy on a TAB.
+// for DIR, files for FILE and PATH, the shells for SHELL, the units for UNIT), else the level's
+// flags after "-", else its commands, else (a command that runs) its flags. Nothing here runs buddy
+// on a TAB.
 import type { Flag, Node, Shell } from "./tree.js"
 import { flagsBelow, helpName, isGroup, isHelpCommand, name, nodes, shells, title } from "./tree.js"
+import { unitKinds } from "./unit-text.js"
 import * as words from "./words.js"
 
 interface Level {
@@ -19,19 +21,22 @@ interface Level {
   readonly values: ReadonlyArray<string>
 }
 
-type ValueKind = "directory" | "file" | "shell" | "none"
+type ValueKind = "directory" | "file" | "choice" | "none"
+
+/** The values of a flag whose value is one of a few words, by what the value is called. */
+const choices: Readonly<Record<string, ReadonlyArray<string>>> = { SHELL: shells, UNIT: unitKinds }
+
+const valueName = (flag: Flag) => (flag.value._tag === "Some" ? flag.value.value : "")
 
 const kindOf = (flag: Flag): ValueKind => {
-  switch (flag.value._tag === "Some" ? flag.value.value : "") {
+  switch (valueName(flag)) {
     case "DIR":
       return "directory"
     case "FILE":
     case "PATH":
       return "file"
-    case "SHELL":
-      return "shell"
     default:
-      return "none"
+      return choices[valueName(flag)] === undefined ? "none" : "choice"
   }
 }
 
@@ -59,9 +64,11 @@ const levels = (root: Node): ReadonlyArray<Level> => {
   return [...own, ...asked]
 }
 
-/** Flags that take a value, one per name, with what their value is. */
-const valueFlags = (root: Node): ReadonlyArray<readonly [string, ValueKind]> =>
-  flagsBelow(root).filter((flag) => flag.value._tag === "Some").map((flag) => [flag.name, kindOf(flag)] as const)
+/** Flags that take a value, one per name, with what their value is (and its words, for a choice). */
+const valueFlags = (root: Node): ReadonlyArray<readonly [string, ValueKind, string]> =>
+  flagsBelow(root).filter((flag) => flag.value._tag === "Some").map((flag) =>
+    [flag.name, kindOf(flag), (choices[valueName(flag)] ?? []).join(" ")] as const
+  )
 
 /** A POSIX shell word holding exactly `text`. */
 const sq = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`
@@ -77,13 +84,13 @@ const header = (shell: Shell, install: ReadonlyArray<string>) => [
 ]
 
 const bash = (root: Node): string => {
-  const valueCase = valueFlags(root).map(([flag, kind]) => {
+  const valueCase = valueFlags(root).map(([flag, kind, values]) => {
     const reply = kind === "directory"
       ? `compopt -o filenames 2>/dev/null; mapfile -t COMPREPLY < <(compgen -d -- "$2")`
       : kind === "file"
       ? `compopt -o filenames 2>/dev/null; mapfile -t COMPREPLY < <(compgen -f -- "$2")`
-      : kind === "shell"
-      ? `mapfile -t COMPREPLY < <(compgen -W ${sq(shells.join(" "))} -- "$2")`
+      : kind === "choice"
+      ? `mapfile -t COMPREPLY < <(compgen -W ${sq(values)} -- "$2")`
       : "COMPREPLY=()"
     return `    ${sq(flag)}) ${reply} ;;`
   })
@@ -146,13 +153,13 @@ const zsh = (root: Node): string => {
   const array = (pairs: ReadonlyArray<string>) => `(${pairs.map(sq).join(" ")})`
   const described = (pairs: ReadonlyArray<readonly [string, string]>) =>
     array(pairs.map(([each, description]) => `${each}  -- ${description}`))
-  const valueCase = valueFlags(root).map(([flag, kind]) => {
+  const valueCase = valueFlags(root).map(([flag, kind, values]) => {
     const reply = kind === "directory"
       ? "_files -/"
       : kind === "file"
       ? "_files"
-      : kind === "shell"
-      ? `compadd -- ${shells.join(" ")}`
+      : kind === "choice"
+      ? `compadd -- ${values}`
       : "return 1"
     return `    (${sq(flag)}) ${reply} ;;`
   })
@@ -231,21 +238,21 @@ const fish = (root: Node): string => {
     `                set commands ${level.commands.map(([each]) => fq(each)).join(" ")}`,
     `                set values ${level.values.map(fq).join(" ")}`
   ])
-  const kinds = new Map(valueFlags(root))
+  const kinds = new Map(valueFlags(root).map(([flag, kind, values]) => [flag, { kind, values }] as const))
   const lines = levels(root).flatMap((level) => [
     ...level.commands.map(([command, description]) =>
       `complete -c buddy ${at(level.key)} -a ${fq(command)} -d ${fq(description)}`
     ),
     ...level.flags.map(([flag, description]) => {
-      const kind = kinds.get(flag)
-      const value = kind === undefined
+      const taken = kinds.get(flag)
+      const value = taken === undefined
         ? ""
-        : kind === "directory"
+        : taken.kind === "directory"
         ? " -x -a '(__fish_complete_directories (commandline -ct))'"
-        : kind === "file"
+        : taken.kind === "file"
         ? " -r -F"
-        : kind === "shell"
-        ? ` -x -a ${fq(shells.join(" "))}`
+        : taken.kind === "choice"
+        ? ` -x -a ${fq(taken.values)}`
         : " -x"
       const short = flag === "--help" ? " -s h" : ""
       return `complete -c buddy ${at(level.key)}${short} -l ${fq(flag.slice(2))}${value} -d ${fq(description)}`

@@ -11,8 +11,10 @@ import * as os from "node:os"
 import * as nodePath from "node:path"
 import { GatewayState } from "../schema/control.js"
 import type { GatewayReason } from "../schema/reasons.js"
+import { type Accounts, readAccounts } from "../serve/accounts.js"
 import { BuddyConfig } from "../services/BuddyConfig.js"
 import { GatewaySocket, GatewaySocketLive } from "../services/GatewaySocket.js"
+import { octal, openedTo } from "../services/mode-words.js"
 import { ownUid } from "../services/private-directory.js"
 import { identifyRequest } from "../services/Ticket.js"
 
@@ -47,24 +49,58 @@ const kindOf = (stats: Stats): string =>
     ? "a socket"
     : "a special file"
 
-const octal = (mode: number) => `0${(mode & 0o777).toString(8).padStart(3, "0")}`
-
 const checkGateway = "Check the gateway with: systemctl --user status hermes-gateway"
 const restartGateway = "The gateway makes it: restart it with: systemctl --user restart hermes-gateway"
+
+/** Who asks: the running account, and the command line to give again as the home's owner. */
+export interface Asker {
+  readonly uid: number
+  readonly args: ReadonlyArray<string>
+}
+
+const thisProcess = (): Asker => ({ uid: ownUid(), args: process.argv.slice(2) })
+
+/** A word as a POSIX shell reads it back: kept bare when it is plain, else single-quoted. */
+export const shellWord = (word: string): string =>
+  /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`
+
+/** Who owns what, and the fix for a path buddy did not make (C8: a fix never hands a path to another account). */
+interface Judging {
+  readonly asker: Asker
+  readonly accounts: Accounts
+  /** The home's owner: a path of the home's that another account owns is fixed by running buddy as this one. */
+  readonly homeOwner: number
+}
+
+/** The one fix for a path the asker does not own: run buddy as the home's owner, or, where the home is the asker's, the gateway's. */
+const notYours = (judging: Judging): string =>
+  judging.homeOwner === judging.asker.uid
+    ? restartGateway
+    : `Fix: run buddy as the home's owner: sudo -u ${shellWord(judging.accounts.nameOf(judging.homeOwner))} buddy ${
+      judging.asker.args.map(shellWord).join(" ")
+    }`.trimEnd()
 
 /** What is wrong with a path C1 wants to be `kind`, ours, and without the `forbidden` mode bits. */
 const wrongWith = (
   path: string,
   stats: Stats,
+  judging: Judging,
   want: { readonly kind: string; readonly forbidden: number; readonly fix: ReadonlyArray<string> }
 ): ReadonlyArray<string> => {
   if (kindOf(stats) !== want.kind) return [`${path} is ${kindOf(stats)}, not ${want.kind}.`]
-  if (stats.uid !== ownUid()) {
-    return [`${path} belongs to uid ${stats.uid}, not to you (uid ${ownUid()}).`, `Fix: sudo chown "$(id -un)" ${path}`]
+  if (stats.uid !== judging.asker.uid) {
+    return [
+      `${path} belongs to ${judging.accounts.describe(stats.uid)}; buddy runs as ${
+        judging.accounts.describe(judging.asker.uid)
+      }.`,
+      notYours(judging)
+    ]
   }
   if ((stats.mode & want.forbidden) !== 0) {
     return [
-      `${path} has mode ${octal(stats.mode)}: others may ${want.forbidden === 0o022 ? "write to" : "use"} it.`,
+      `${path} has mode ${octal(stats.mode)}: ${openedTo(stats.mode, want.forbidden)} may ${
+        want.forbidden === 0o022 ? "write to" : "use"
+      } it.`,
       ...want.fix
     ]
   }
@@ -92,7 +128,11 @@ const notReady: Readonly<Record<GatewayState, string>> = {
 }
 
 /** The lines that say where and why, for `reason` with the home `home`; none for the other reasons. */
-export const diagnose = (reason: GatewayReason, home: HomeUsed): Effect.Effect<ReadonlyArray<string>> =>
+export const diagnose = (
+  reason: GatewayReason,
+  home: HomeUsed,
+  asker: Asker = thisProcess()
+): Effect.Effect<ReadonlyArray<string>> =>
   Effect.gen(function*() {
     const usedAs = (followed: string) => `The Hermes home is ${home.path} (${home.from})${followed}.`
     const used = usedAs("")
@@ -111,6 +151,11 @@ export const diagnose = (reason: GatewayReason, home: HomeUsed): Effect.Effect<R
         : [used, `${home.path} cannot be followed to a directory.`]
     }
     const homeStats = yield* lstatOf(real.value)
+    const judging: Judging = {
+      asker,
+      accounts: yield* readAccounts(),
+      homeOwner: Option.match(homeStats, { onNone: () => asker.uid, onSome: (stats) => stats.uid })
+    }
     const followed = usedAs(real.value === home.path ? "" : `, which is ${real.value}`)
     if (reason === "unsafe-home") {
       return [
@@ -118,10 +163,11 @@ export const diagnose = (reason: GatewayReason, home: HomeUsed): Effect.Effect<R
         ...Option.match(homeStats, {
           onNone: () => [`${real.value} cannot be read.`],
           onSome: (stats) =>
-            wrongWith(real.value, stats, {
+            wrongWith(real.value, stats, judging, {
               kind: "a directory",
               forbidden: 0o022,
-              fix: [`Fix: chmod 700 ${real.value}`]
+              // Hermes's home is not buddy's to chmod (C8): who opened it, and why, is the operator's to look at.
+              fix: [`Hermes keeps its home closed to others; look at how it was opened (ls -ld ${real.value}).`]
             })
         })
       ]
@@ -133,7 +179,8 @@ export const diagnose = (reason: GatewayReason, home: HomeUsed): Effect.Effect<R
         followed,
         ...Option.match(yield* lstatOf(socket), {
           onNone: () => [`${socket} cannot be read.`],
-          onSome: (stats) => wrongWith(socket, stats, { kind: "a socket", forbidden: 0o077, fix: [restartGateway] })
+          onSome: (stats) =>
+            wrongWith(socket, stats, judging, { kind: "a socket", forbidden: 0o077, fix: [restartGateway] })
         })
       ]
     }
@@ -141,7 +188,7 @@ export const diagnose = (reason: GatewayReason, home: HomeUsed): Effect.Effect<R
       const wrong = Option.match(yield* lstatOf(pointer), {
         onNone: () => [`${pointer} cannot be read.`],
         onSome: (stats) =>
-          wrongWith(pointer, stats, { kind: "a file", forbidden: 0o077, fix: [`Fix: chmod 600 ${pointer}`] })
+          wrongWith(pointer, stats, judging, { kind: "a file", forbidden: 0o077, fix: [restartGateway] })
       })
       return [
         followed,

@@ -43,13 +43,32 @@ const table = (rows: ReadonlyArray<readonly [string, string]>): ReadonlyArray<st
   })
 }
 
+/** The command's usage in parts, as `buddy serve`, `[--config FILE]`, `[--socket PATH]`, `[--home DIR]`. */
+const synopsisParts = (node: Node): ReadonlyArray<string> => {
+  if (node.path.length === 1) return [title(node), "<command>", "[flags]"]
+  if (isGroup(node)) return [title(node), "<command>"]
+  if (isHelpCommand(node)) return [title(node), "[command]"]
+  return [
+    title(node),
+    ...node.flags.map((flag) => `[${flag.name}${flag.value._tag === "Some" ? ` ${flag.value.value}` : ""}]`)
+  ]
+}
+
 /** The command's usage, as `buddy serve [--config FILE] [--socket PATH] [--home DIR]`. */
-export const synopsis = (node: Node): string => {
-  if (node.path.length === 1) return `${title(node)} <command> [flags]`
-  if (isGroup(node)) return `${title(node)} <command>`
-  if (isHelpCommand(node)) return `${title(node)} [command]`
-  const flags = node.flags.map((flag) => `[${flag.name}${flag.value._tag === "Some" ? ` ${flag.value.value}` : ""}]`)
-  return [title(node), ...flags].join(" ")
+export const synopsis = (node: Node): string => synopsisParts(node).join(" ")
+
+/** The usage in help: after two spaces, broken between flags (never inside one) at 80 columns, the rest under the flags. */
+const usageLines = (node: Node): ReadonlyArray<string> => {
+  const [command = "", ...flags] = synopsisParts(node)
+  const indent = 2 + command.length + 1
+  const lines: Array<string> = [`  ${command}`]
+  for (const flag of flags) {
+    const last = lines.length - 1
+    if (lines[last]!.length + 1 + flag.length > width && lines[last]!.trim() !== command) {
+      lines.push(" ".repeat(indent) + flag)
+    } else lines[last] = `${lines[last]} ${flag}`
+  }
+  return lines
 }
 
 /** The last line of a usage error. */
@@ -71,7 +90,7 @@ export const helpText = (node: Node): string => {
   ]
   return [
     ...wrap(node.description, 0, 0),
-    ...section(words.helpWords.usage, [`  ${synopsis(node)}`]),
+    ...section(words.helpWords.usage, usageLines(node)),
     ...section(words.helpWords.commands, commands.length === 0 ? [] : table(commands)),
     ...section(words.helpWords.flags, table(flags)),
     ...section(

@@ -26,7 +26,7 @@ export interface CommonOptions {
 }
 
 export const root = Command.make("buddy").pipe(
-  Command.withDescription("Sign Buddy in to ChatGPT through the local Hermes gateway, read his state, sign him out.")
+  Command.withDescription("Sign Buddy in to ChatGPT through the local Hermes, read his state, sign him out.")
 )
 
 /** Runs a command's body with its output and the services for its home. */

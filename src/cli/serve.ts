@@ -9,11 +9,12 @@ import { Console, Effect, Option } from "effect"
 import * as path from "node:path"
 import { handedSockets } from "../serve/activation.js"
 import { readConfig } from "../serve/config-file.js"
+import { defaultSocketPath, noRuntimeDirectory } from "../serve/default-place.js"
 import type { Place } from "../serve/serving.js"
-import { defaultSocketPath } from "../serve/socket-place.js"
 import type { ServeStop } from "../serve/stop.js"
 import { keepServingWithoutReaders } from "./closed-pipe.js"
 import { ExitCode } from "./exit.js"
+import { printUnit } from "./print-unit.js"
 import { commonOptions } from "./root.js"
 import * as words from "./words.js"
 
@@ -23,7 +24,7 @@ const stopped = (stop: ServeStop) =>
 
 const usage = (line: string) => Effect.zipRight(Console.error(line), Effect.fail(new ExitCode({ code: 2 })))
 
-/** The socket a service manager handed over, else `--socket`, else the default place. */
+/** The socket a service manager handed over, else `--socket`, else the default place, if there is one (D56). */
 const placeOf = (socket: Option.Option<string>): Effect.Effect<Place, ExitCode> => {
   const handed = handedSockets()
   switch (handed._tag) {
@@ -36,7 +37,14 @@ const placeOf = (socket: Option.Option<string>): Effect.Effect<Place, ExitCode> 
         ? usage("buddy serve: the service manager handed over a socket, so --socket has no use; leave it out.")
         : Effect.succeed({ _tag: "Handed", fd: handed.fd })
     case "None":
-      return Effect.succeed({ _tag: "Socket", path: Option.getOrElse(socket, () => defaultSocketPath()) })
+      return Option.match(socket, {
+        onSome: (path) => Effect.succeed({ _tag: "Socket", path, own: false }),
+        onNone: () =>
+          Option.match(defaultSocketPath(), {
+            onSome: (path) => Effect.succeed({ _tag: "Socket", path, own: true }),
+            onNone: () => Effect.zipRight(Console.error(noRuntimeDirectory()), Effect.fail(new ExitCode({ code: 1 })))
+          })
+      })
   }
 }
 
@@ -53,10 +61,24 @@ export const serveCommand = Command.make(
       Options.withDescription(words.flagHelp("buddy serve", "--socket")),
       Options.optional
     ),
-    home: commonOptions.home.pipe(Options.withDescription(words.flagHelp("buddy serve", "--home")))
+    home: commonOptions.home.pipe(Options.withDescription(words.flagHelp("buddy serve", "--home"))),
+    unit: Options.text("print-unit").pipe(
+      Options.withPseudoName("UNIT"),
+      Options.withDescription(words.flagHelp("buddy serve", "--print-unit")),
+      Options.optional
+    ),
+    account: Options.text("account").pipe(
+      Options.withPseudoName("NAME"),
+      Options.withDescription(words.flagHelp("buddy serve", "--account")),
+      Options.optional
+    )
   },
-  ({ config, home, socket }) =>
+  ({ account, config, home, socket, unit }) =>
     Effect.gen(function*() {
+      // A unit for this buddy instead of serving (./print-unit.ts): nothing is read, nothing listens.
+      if (Option.isSome(unit) || Option.isSome(account)) {
+        return yield* printUnit({ unit, account, config, home, socket })
+      }
       const file = yield* readConfig(config).pipe(
         Effect.catchTag("ConfigUnusable", (unusable) => usage(unusable.lines.join("\n")))
       )

@@ -4,7 +4,7 @@
 // confirmed by Hermes or explained; SIGTERM and SIGHUP stop it without cancelling anything. Nothing
 // here ends a sign-in by a clock of its own: Hermes alone decides expiry (C4.7).
 import * as Command from "@effect/cli/Command"
-import { Console, Duration, Effect, Either, Exit, Fiber, Option, Runtime } from "effect"
+import { Duration, Effect, Either, Exit, Fiber, Option, Runtime } from "effect"
 import type { Context } from "effect"
 import { HolderLock } from "../services/HolderLock.js"
 import type { Ending, Refusal, Started } from "../services/SignIn.js"
@@ -13,7 +13,7 @@ import { Status } from "../services/Status.js"
 import { ExitCode } from "./exit.js"
 import { canOffer, offerToOpen, type Opened } from "./open-page.js"
 import { type Output, refuse } from "./output.js"
-import { mayDraw, qrLines } from "./qr-code.js"
+import { draw, mayDraw, qrLines } from "./qr-code.js"
 import { commonOptions, withServices } from "./root.js"
 import { stoppedByCtrlC } from "./stop.js"
 import * as words from "./words.js"
@@ -159,7 +159,7 @@ const start = Command.make(
         )
         // The page as a QR code, for a phone, only where a person sees stdout and it fits (D46).
         const qr = qrLines(started.page)
-        if (mayDraw(qr, output.json, process.stdout, process.env)) yield* Console.log(qr.join("\n"))
+        if (mayDraw(qr, output.json, process.stdout, process.env)) yield* draw(qr)
         yield* output.tell(words.waiting)
         if (canOffer(output.json)) {
           yield* output.tell(words.pressEnterToOpen)

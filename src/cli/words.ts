@@ -6,6 +6,7 @@ import { Option } from "effect"
 import * as nodePath from "node:path"
 import type { BlockedReason, BuddyState, GatewayReason, SignInState } from "../schema/reasons.js"
 import type { HolderBusy, LockPlace } from "../services/HolderBusy.js"
+import { octal, openedTo } from "../services/mode-words.js"
 import { ownUid } from "../services/private-directory.js"
 
 /** Why the gateway could not be used. Each is a whole sentence; some follow a colon. */
@@ -38,8 +39,6 @@ export const signInHeld = (holder: Option.Option<number>): string =>
     Option.match(holder, { onNone: () => "", onSome: (pid) => ` (process ${pid})` })
   } holds it until it is finished in the browser or that buddy stops.`
 
-const octal = (mode: number) => `0${mode.toString(8).padStart(3, "0")}`
-
 /** What is in the lock's way (D39), in words, then the fix: each names the path. */
 const inTheWay = (place: LockPlace): ReadonlyArray<string> => {
   const { path } = place
@@ -58,10 +57,13 @@ const inTheWay = (place: LockPlace): ReadonlyArray<string> => {
     case "foreign":
       return [
         `${path} belongs to uid ${place.found}, not to you (uid ${ownUid()}).`,
-        `Fix: sudo rm -r ${path} (buddy makes its own there)`
+        `Fix: while no buddy runs, remove buddy's own entry: sudo rm -r ${path} (buddy makes it again)`
       ]
     case "open":
-      return [`${path} has mode ${octal(place.found ?? 0)}: others may use it.`, `Fix: chmod go= ${path}`]
+      return [
+        `${path} has mode ${octal(place.found ?? 0)}: ${openedTo(place.found ?? 0, 0o077)} may use it.`,
+        `Fix: chmod go= ${path}`
+      ]
     case "unknown-entries":
       return [
         `${path} holds files buddy did not put there, so it cannot be cleared.`,
@@ -192,8 +194,12 @@ const flagWords: Readonly<Record<string, string>> = {
     "hermesHome and socketGroup (a proxy's group the socket is shared with).",
   "--socket":
     "The socket to listen on (default: $RUNTIME_DIRECTORY/serve.sock under systemd, else $XDG_RUNTIME_DIR/buddy/serve.sock).",
+  "buddy check --socket": "The socket buddy serve listens on (default: serve's, $RUNTIME_DIRECTORY/serve.sock under " +
+    "systemd, else $XDG_RUNTIME_DIR/buddy/serve.sock).",
   "buddy serve --home":
-    "The Hermes home to use; overrides the config's hermesHome (default: that, else $HERMES_HOME, else ~/.hermes)."
+    "The Hermes home to use; overrides the config's hermesHome (default: that, else $HERMES_HOME, else ~/.hermes).",
+  "--print-unit": "Print a systemd unit (user, system or socket) that runs this buddy where it is, and serve nothing.",
+  "--account": "The account --print-unit's system unit and socket run as (default: buddy)."
 }
 
 /** The description of `flag` in the help of `command` ("buddy serve"). */
@@ -250,3 +256,52 @@ export const goneFlags: Readonly<Record<string, string>> = {
 }
 
 export const notAShell = (typed: string): string => `--completions takes bash, zsh or fish, not ${quote(typed)}`
+
+/** `buddy serve --print-unit` (./print-unit.ts): what it refuses, as usage errors, and one warning. */
+export const printUnit = {
+  notAUnit: (typed: string) => `--print-unit takes user, system or socket, not ${quote(typed)}`,
+  notAnAccount: (typed: string) =>
+    `--account takes an account's name (a letter or _, then letters, digits, _ or -; at most 32), not ${quote(typed)}`,
+  accountAlone: "buddy serve: --account names the account of a printed unit; give --print-unit system or socket too.",
+  accountOfUser:
+    "buddy serve: a user unit runs as the account whose manager runs it, so --account has no use with --print-unit user.",
+  socketGiven:
+    "buddy serve: a printed unit names its socket itself (the default place under it), so --socket has no use with --print-unit.",
+  socketUnitRuns: (flag: string) =>
+    `buddy serve: the socket unit runs nothing itself (buddy.service does), so ${flag} has no use with --print-unit socket.`,
+  controlIn: (flag: string) => `buddy serve: the ${flag} path has a control character, which a unit cannot name.`,
+  fromNpxCache: (bin: string) =>
+    `buddy serve: this buddy runs from npx's cache (${bin}), which npm may clear: install it ` +
+    "(npm install -g @lazurio/buddy) and print the unit with that buddy."
+} as const
+
+/** Why nothing usable came back from serve, in words. */
+const silence: Readonly<Record<string, string>> = {
+  timeout: "no answer within 10 s",
+  "too-large": "what came back was far too large for buddy's answer",
+  "not-buddy": "what answered there is not buddy serve",
+  ENOENT: "no socket there",
+  ECONNREFUSED: "nobody listens on the socket"
+}
+
+/** `buddy check`'s line: what answered (D58). */
+export const checked = (
+  line:
+    | {
+      readonly socket: string
+      readonly serve: "answers"
+      readonly hermes: "answers"
+      readonly state: "works" | "waits"
+    }
+    | { readonly socket: string; readonly serve: "answers"; readonly hermes: "unusable"; readonly reason: string }
+    | { readonly socket: string; readonly serve: "silent"; readonly reason: string }
+): string =>
+  line.serve === "silent"
+    ? `buddy serve does not answer on unix:${line.socket} (${silence[line.reason] ?? line.reason}).`
+    : line.hermes === "answers"
+    ? `buddy serve answers on unix:${line.socket}, and Hermes through it: ${
+      line.state === "works" ? "Buddy works." : "Buddy waits (not signed in)."
+    }`
+    : line.reason === "buddy-absent"
+    ? `buddy serve answers on unix:${line.socket}, but Buddy is absent there (its config), so Hermes is not asked.`
+    : `buddy serve answers on unix:${line.socket}, but Hermes cannot be used through it (${line.reason}).`

@@ -31,6 +31,22 @@ export const Origin = Schema.String.pipe(
   })
 )
 
+/**
+ * An origin as an operator may write it in the file: the scheme's default port written out
+ * (`https://launchpad.example:443`) is the origin a browser sends without it, so it is taken and
+ * dropped; anything else is `Origin`'s.
+ */
+export const FileOrigin = Schema.transform(
+  Schema.String,
+  Origin,
+  {
+    strict: true,
+    decode: (text) => text.replace(/^(https:\/\/[^/]*):443$/, "$1").replace(/^(http:\/\/[^/]*):80$/, "$1"),
+    // Stryker disable next-line ArrowFunction: nothing encodes a config file
+    encode: (origin) => origin
+  }
+)
+
 /** A local group's name as `groupadd` allows it. */
 export const GroupName = Schema.String.pipe(Schema.pattern(/^[a-z_][a-z0-9_.-]{0,31}$/i))
 
@@ -39,10 +55,11 @@ export const Gid = Schema.Int.pipe(Schema.between(0, 4_294_967_294))
 
 export const ConfigFile = Schema.Struct({
   hermesHome: Schema.optionalWith(Schema.String, { exact: true }),
-  launchpadOrigin: Origin,
-  buddyOrigin: Schema.optionalWith(Origin, { exact: true }),
+  launchpadOrigin: FileOrigin,
+  buddyOrigin: Schema.optionalWith(FileOrigin, { exact: true }),
   environment: Environment,
-  locale: Locale,
+  /** The words' language: optional, `en` when left out (C6 "Config"). */
+  locale: Schema.optionalWith(Locale, { exact: true, default: () => "en" as const }),
   /**
    * The one group, besides buddy's own account, that `buddy serve`'s socket is shared with (a
    * reverse proxy's), by name or gid (C6 "Who may reach it", D40); without it only this account.

@@ -6,7 +6,11 @@ import { constants as fsConstants } from "node:fs"
 import * as fs from "node:fs/promises"
 import { ConfigFile, Environment, Locale } from "../schema/config.js"
 import { errnoOf } from "../services/errno.js"
+import { octal, openedTo } from "../services/mode-words.js"
 import { nearest } from "../services/nearest.js"
+import { ownUid } from "../services/private-directory.js"
+import { type Accounts, readAccounts } from "./accounts.js"
+import { firstDuplicate } from "./json-duplicates.js"
 import { jsonSyntaxError, lineAndColumn } from "./json-syntax.js"
 
 /** A config file that cannot be used: said in words, exit 2 like any usage error. */
@@ -35,6 +39,16 @@ const configWords = {
     `buddy serve: the --config file has a field buddy does not know: ${key}; it takes ${fields}.`,
   didYouMean: (names: ReadonlyArray<string>) =>
     `buddy serve: did you mean ${names.map((name) => `"${name}"`).join(" or ")}?`,
+  foreign: (file: string, owner: string, self: string) =>
+    `buddy serve: the --config file ${file} belongs to ${owner}; buddy reads only a config file of its own account ` +
+    `(${self}) or root's, so that no other account can change what it serves.`,
+  writable: (file: string, mode: number, root: boolean) =>
+    `buddy serve: the --config file ${file} has mode ${octal(mode)}: ${openedTo(mode, 0o022)} may write to it; ` +
+    `buddy reads only a config file no other account may change. Fix: ${root ? "sudo " : ""}chmod go-w ${file}`,
+  duplicate: (file: string, name: string, where: { readonly line: number; readonly column: number }) =>
+    `buddy serve: the --config file ${file} has ${
+      JSON.stringify(name.slice(0, 40))
+    } twice (again at line ${where.line}, column ${where.column}); JSON keeps only the last, so say it once.`,
   sameOrigins:
     "buddy serve: the --config file's launchpadOrigin and buddyOrigin are the same origin; buddy's own origin must " +
     "differ from the Launchpad's page, or every POST from that page is refused."
@@ -68,7 +82,7 @@ const fieldMustBe: Readonly<Record<keyof ConfigFile, string>> = {
   hermesHome: "a directory path, as a string",
   launchpadOrigin: "an origin such as https://launchpad.example: scheme, host and optional port, nothing after",
   buddyOrigin: "an origin such as https://buddy.example: scheme, host and optional port, nothing after",
-  socketGroup: "a group's name or gid, such as \"www-data\" or 33",
+  socketGroup: "a group's name or gid, such as \"buddy-proxy\" or 33",
   environment: `one of ${Environment.literals.join(", ")}`,
   locale: `one of ${Locale.literals.join(", ")}`
 }
@@ -110,22 +124,28 @@ const decodeConfig = Schema.decodeUnknownEither(ConfigFile, { errors: "all" })
 export const configSizeLimit = 64 * 1024
 
 /**
- * The file's text, read only if it is a regular file of at most `configSizeLimit` bytes: opened
+ * The file's text, read only if it is a regular file of at most `configSizeLimit` bytes, owned by
+ * this account or root and writable by no one else (C8, as C1 asks of Hermes's pointer): opened
  * without blocking (a FIFO with no writer would hold the start forever), checked on the open
  * descriptor (nothing can be swapped in between), then read to its stated size and no further.
  */
-const readBounded = (file: string): Effect.Effect<string, ConfigUnusable> => {
+const readBounded = (file: string, accounts: Accounts): Effect.Effect<string, ConfigUnusable> => {
   const unreadable = (error: unknown) =>
     new ConfigUnusable({ lines: [configWords.unreadable(file, systemError(error))] })
+  const refused = (line: string) => Effect.fail(new ConfigUnusable({ lines: [line] }))
   return Effect.acquireUseRelease(
     Effect.tryPromise({ try: () => fs.open(file, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK), catch: unreadable }),
     (handle) =>
       Effect.gen(function*() {
         const stats = yield* Effect.tryPromise({ try: () => handle.stat(), catch: unreadable })
-        if (!stats.isFile()) return yield* Effect.fail(new ConfigUnusable({ lines: [configWords.notFile(file)] }))
-        if (stats.size > configSizeLimit) {
-          return yield* Effect.fail(new ConfigUnusable({ lines: [configWords.tooLarge(file, stats.size)] }))
+        if (!stats.isFile()) return yield* refused(configWords.notFile(file))
+        if (stats.uid !== ownUid() && stats.uid !== 0) {
+          return yield* refused(configWords.foreign(file, accounts.describe(stats.uid), accounts.nameOf(ownUid())))
         }
+        if ((stats.mode & 0o022) !== 0) {
+          return yield* refused(configWords.writable(file, stats.mode & 0o7777, stats.uid !== ownUid()))
+        }
+        if (stats.size > configSizeLimit) return yield* refused(configWords.tooLarge(file, stats.size))
         const { buffer, bytesRead } = yield* Effect.tryPromise({
           try: () => handle.read(Buffer.alloc(stats.size), 0, stats.size, 0),
           catch: unreadable
@@ -136,6 +156,14 @@ const readBounded = (file: string): Effect.Effect<string, ConfigUnusable> => {
   )
 }
 
+/** A member named twice, refused by its name and where it comes again (JSON.parse would keep the last). */
+const noDuplicate = (file: string, text: string) => (json: unknown): Either.Either<unknown, ConfigUnusable> =>
+  Option.match(firstDuplicate(text), {
+    onNone: () => Either.right(json),
+    onSome: ({ name, offset }) =>
+      Either.left(new ConfigUnusable({ lines: [configWords.duplicate(file, name, lineAndColumn(text, offset))] }))
+  })
+
 /** Without a file, Buddy is absent here: every route answers 404 buddy-absent. */
 const noFile: ConfigFile = { launchpadOrigin: "http://127.0.0.1", environment: "local", locale: "en" }
 
@@ -144,28 +172,29 @@ export const readConfig = (path: Option.Option<string>): Effect.Effect<ConfigFil
     // Said once the server starts, with any other config's absence (./serving.ts).
     onNone: () => Effect.succeed(noFile),
     onSome: (file) =>
-      readBounded(file)
-        .pipe(
-          // A byte order mark is no part of the JSON (RFC 8259 §8.1), but editors on Windows write one.
-          Effect.map((text) => text.startsWith("\uFEFF") ? text.slice(1) : text),
-          Effect.flatMap((text) =>
-            Either.try({
-              try: () => JSON.parse(text) as unknown,
-              // V8's own words quote the file around the error and often name no position: the scan says where.
-              catch: () => notJson(file, text)
-            }).pipe(
-              Either.flatMap((json) =>
-                Predicate.isRecord(json)
-                  ? Either.mapLeft(decodeConfig(json), (error) => new ConfigUnusable({ lines: issueWords(error) }))
-                  : Either.left(new ConfigUnusable({ lines: [configWords.notObject(kindOfJson(json))] }))
-              ),
-              // An origin the Launchpad's page and buddy share makes every POST from that page cross-origin
-              // to buddy's own rule: refused at start, not at every POST (issue 18.3).
-              Either.filterOrLeft(
-                (config) => config.buddyOrigin !== config.launchpadOrigin,
-                () => new ConfigUnusable({ lines: [configWords.sameOrigins] })
-              )
+      readAccounts().pipe(
+        Effect.flatMap((accounts) => readBounded(file, accounts)),
+        // A byte order mark is no part of the JSON (RFC 8259 §8.1), but editors on Windows write one.
+        Effect.map((text) => text.startsWith("\uFEFF") ? text.slice(1) : text),
+        Effect.flatMap((text) =>
+          Either.try({
+            try: () => JSON.parse(text) as unknown,
+            // V8's own words quote the file around the error and often name no position: the scan says where.
+            catch: () => notJson(file, text)
+          }).pipe(
+            Either.flatMap(noDuplicate(file, text)),
+            Either.flatMap((json) =>
+              Predicate.isRecord(json)
+                ? Either.mapLeft(decodeConfig(json), (error) => new ConfigUnusable({ lines: issueWords(error) }))
+                : Either.left(new ConfigUnusable({ lines: [configWords.notObject(kindOfJson(json))] }))
+            ),
+            // An origin the Launchpad's page and buddy share makes every POST from that page cross-origin
+            // to buddy's own rule: refused at start, not at every POST (issue 18.3).
+            Either.filterOrLeft(
+              (config) => config.buddyOrigin !== config.launchpadOrigin,
+              () => new ConfigUnusable({ lines: [configWords.sameOrigins] })
             )
           )
         )
+      )
   })

@@ -6,22 +6,31 @@
 import * as HttpServer from "@effect/platform/HttpServer"
 import type { ServeError } from "@effect/platform/HttpServerError"
 import { Console, Effect, Layer, Logger, Option, Runtime } from "effect"
+import * as nodePath from "node:path"
 import { buddyPresent } from "../http/admission.js"
 import { BuddyHttpApp, configFrom } from "../http/app.js"
 import { servedLayer } from "../http/live.js"
 import type { ConfigFile } from "../schema/config.js"
 import type { BuddyConfigShape } from "../services/BuddyConfig.js"
 import { errnoOf } from "../services/errno.js"
+import { ownUid } from "../services/private-directory.js"
 import { type Accounts, readAccounts } from "./accounts.js"
 import { handedPath } from "./activation.js"
+import { admissionWarning } from "./group-admission.js"
 import * as NodeServer from "./node-server.js"
-import { checkHandedSocket, placeWords, prepareSocket, restrictSocket, type SocketPlaceUnsafe } from "./socket-place.js"
+import { type Naming, placeWords } from "./place-words.js"
+import { checkHandedSocket, prepareSocket, restrictSocket, type SocketPlaceUnsafe } from "./socket-place.js"
 import { ServeStop } from "./stop.js"
 import type { Sharing } from "./who-may-reach.js"
 
 /** Where `buddy serve` listens: a socket path of its own, or the socket a service manager handed over. */
 export type Place =
-  | { readonly _tag: "Socket"; readonly path: string }
+  | {
+    readonly _tag: "Socket"
+    readonly path: string
+    /** Whether the path is buddy's default place, whose directory buddy makes itself (a fix may remove it). */
+    readonly own?: boolean
+  }
   | { readonly _tag: "Handed"; readonly fd: number }
 
 /** Why the server could not listen, in words (exit 1): the system's own code, never a stack. */
@@ -38,17 +47,23 @@ const listenWords = (listen: NodeServer.Listen, error: ServeError): string => {
 /** Says `line` on stderr and stops with `code`. */
 const stopWith = (code: 1 | 2) => (line: string) => Effect.fail(new ServeStop({ code, line }))
 
-/** The config's `socketGroup` as the sharing it asks for: a name the group file lists, or a gid. */
+/** The config's `socketGroup` as the sharing it asks for: a name the group file lists, or a gid; never root's. */
 const sharingOf = (group: ConfigFile["socketGroup"], accounts: Accounts): Effect.Effect<Sharing, ServeStop> => {
   if (group === undefined) return Effect.succeed({ _tag: "Owner" })
-  if (typeof group === "number") return Effect.succeed({ _tag: "Group", gid: group })
-  return Option.match(accounts.gidOf(group), {
-    onSome: (gid) => Effect.succeed({ _tag: "Group", gid } as const),
+  // The file's text is never repeated (it could be a secret put in the wrong field): the field is named instead.
+  const gid = typeof group === "number" ? Option.some(group) : accounts.gidOf(group)
+  return Option.match(gid, {
+    onSome: (gid) =>
+      gid === 0
+        ? stopWith(2)(
+          "buddy serve: the --config file's \"socketGroup\" names root's group (gid 0); root needs no group to reach " +
+            "the socket, and sharing it there admits every account in that group. Name the proxy's own group."
+        )
+        : Effect.succeed({ _tag: "Group", gid } as const),
     onNone: () =>
       stopWith(2)(
-        `buddy serve: the --config file's "socketGroup" names ${
-          JSON.stringify(group)
-        }, which no group of this machine has (/etc/group); give an existing group or its gid.`
+        "buddy serve: the --config file's \"socketGroup\" names a group this machine does not have (/etc/group); " +
+          "give an existing group or its gid."
       )
   })
 }
@@ -122,11 +137,26 @@ export const serveOn = (config: BuddyConfigShape, place: Place, options: ServeOp
   Effect.gen(function*() {
     const accounts = yield* readAccounts()
     const sharing = yield* sharingOf(options.socketGroup, accounts)
-    // The group is named only where buddy is no member of it (not-member), which only a shared group meets.
-    const group = String(options.socketGroup)
-    const say = (error: SocketPlaceUnsafe) => stopWith(1)(placeWords(error, { account: accounts.describe, group }))
+    const self = accounts.nameOf(ownUid())
+    const naming: Naming = {
+      account: accounts.describe,
+      self,
+      group: sharing._tag === "Group"
+        ? Option.some(Option.getOrElse(accounts.groupName(sharing.gid), () => String(sharing.gid)))
+        : Option.none(),
+      ownDirectory: place._tag === "Socket" && place.own === true
+        ? Option.some(nodePath.dirname(place.path))
+        : Option.none()
+    }
+    const say = (error: SocketPlaceUnsafe) => stopWith(1)(placeWords(error, naming))
     const listen = yield* listenFor(place, sharing, say)
     yield* absence(config)
+    if (sharing._tag === "Group") {
+      yield* Option.match(admissionWarning(accounts, sharing.gid, self), {
+        onNone: () => Effect.void,
+        onSome: Console.error
+      })
+    }
     const runtime = yield* Effect.runtime<never>()
     const listener: NodeServer.Listener = {
       listen,

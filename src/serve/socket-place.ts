@@ -3,55 +3,21 @@
 // or also one named group), checked with the rules C1 applies to Hermes's socket (no link, ours,
 // closed to others). The directory is the guard, as with OpenSSH's agent: another account cannot
 // even reach the name, so the moment between the socket's creation and its chmod is closed to it.
-import { Data, Effect, Option } from "effect"
+import { Effect, Option } from "effect"
 import type { Stats } from "node:fs"
 import * as fsp from "node:fs/promises"
 import * as net from "node:net"
 import * as nodePath from "node:path"
 import { errnoOf } from "../services/errno.js"
-import { ownUid as uid, runtimeDirectory } from "../services/private-directory.js"
+import { ownUid as uid } from "../services/private-directory.js"
+import { socketPathLimit } from "./place-words.js"
+import { SocketPlaceUnsafe } from "./socket-place-unsafe.js"
+import { wayClear } from "./socket-way.js"
 import { directoryFits, modesOf, type Sharing } from "./who-may-reach.js"
 
-/** Why the socket cannot be placed where asked: each a closed reason, said in words by `placeWords`. */
-export class SocketPlaceUnsafe extends Data.TaggedError("SocketPlaceUnsafe")<{
-  readonly reason:
-    | "directory-missing"
-    | "directory-link"
-    | "directory-not-directory"
-    | "directory-foreign"
-    | "directory-open"
-    | "not-member"
-    | "socket-not-socket"
-    | "socket-foreign"
-    | "socket-open"
-    | "socket-in-use"
-    | "too-long"
-    | "unusable"
-  /** The path the reason is about (the directory or the socket). */
-  readonly path: string
-  /** The owner's uid, or the mode found, where the reason is about one. */
-  readonly found?: number
-  /** The system's own code, for `unusable`. */
-  readonly code?: string
-}> {}
-
-/** The longest path a Unix socket may have on Linux (`sun_path` is 108 bytes with its NUL). */
-export const socketPathLimit = 107
-
-/** The socket's name inside buddy's runtime directory. */
-export const socketName = "serve.sock"
+export { SocketPlaceUnsafe }
 
 const fsCall = <A>(run: () => Promise<A>) => Effect.tryPromise({ try: run, catch: errnoOf })
-
-/**
- * The socket's default place: `serve.sock` in the directory a service manager made for buddy
- * (systemd's `RuntimeDirectory=` sets `RUNTIME_DIRECTORY`, its first entry if several), else in
- * buddy's runtime directory.
- */
-export const defaultSocketPath = (env: NodeJS.ProcessEnv = process.env): string => {
-  const made = env["RUNTIME_DIRECTORY"]?.split(":")[0]
-  return nodePath.join(made !== undefined && nodePath.isAbsolute(made) ? made : runtimeDirectory(env), socketName)
-}
 
 const unsafe = (reason: SocketPlaceUnsafe["reason"], path: string, found?: number) =>
   new SocketPlaceUnsafe({ reason, path, ...(found === undefined ? {} : { found }) })
@@ -85,7 +51,11 @@ const directoryReady = (directory: string, sharing: Sharing) =>
       Effect.as(true),
       Effect.catchIf((code) => code === "EEXIST", () => Effect.succeed(false)),
       Effect.mapError((code) =>
-        code === "ENOENT" ? unsafe("directory-missing", nodePath.dirname(directory)) : unusable(directory)(code)
+        code === "ENOENT"
+          ? unsafe("directory-missing", nodePath.dirname(directory))
+          : code === "EACCES" || code === "EPERM"
+          ? new SocketPlaceUnsafe({ reason: "directory-uncreatable", path: directory, code })
+          : unusable(directory)(code)
       )
     )
     const found = yield* fsCall(() => fsp.lstat(directory)).pipe(Effect.mapError(unusable(directory)))
@@ -139,6 +109,8 @@ export const prepareSocket = (path: string, sharing: Sharing): Effect.Effect<str
   Effect.gen(function*() {
     const socket = nodePath.resolve(path)
     if (Buffer.byteLength(socket) > socketPathLimit) return yield* Effect.fail(unsafe("too-long", socket))
+    // The way first: nothing is made in a place another account could swap.
+    yield* wayClear(nodePath.dirname(nodePath.dirname(socket)), sharing)
     yield* directoryReady(nodePath.dirname(socket), sharing)
     yield* pathFree(socket)
     return socket
@@ -178,55 +150,4 @@ export const restrictSocket = (path: string, sharing: Sharing): Effect.Effect<vo
  * nobody the sharing does not name.
  */
 export const checkHandedSocket = (path: string, sharing: Sharing): Effect.Effect<void, SocketPlaceUnsafe> =>
-  socketFits(path, sharing, [uid(), 0])
-
-const octal = (mode: number) => `0${mode.toString(8).padStart(3, "0")}`
-
-/** What names accounts and groups in the words: the accounts file's names, the config's group. */
-export interface Naming {
-  readonly account: (uid: number) => string
-  readonly group: string
-}
-
-/** Each reason in words: the path, what is wrong with it, and the command that fixes it (C8). */
-export const placeWords = (error: SocketPlaceUnsafe, naming: Naming): string => {
-  const { path } = error
-  const owner = error.found === undefined ? "another account" : naming.account(error.found)
-  const prefix = "buddy serve:"
-  switch (error.reason) {
-    case "directory-missing":
-      return `${prefix} ${path} does not exist; create it (mkdir -p ${path}) or choose another --socket.`
-    case "directory-link":
-      return `${prefix} the socket's directory ${path} is a symbolic link; buddy does not follow one. ` +
-        `Choose a real directory with --socket.`
-    case "directory-not-directory":
-      return `${prefix} the socket's directory ${path} is not a directory; choose another --socket.`
-    case "directory-foreign":
-      return `${prefix} the socket's directory ${path} belongs to ${owner}, not to you; ` +
-        `have it removed (sudo rm -r ${path}) or choose another --socket.`
-    case "directory-open":
-      return `${prefix} the socket's directory ${path} has mode ${
-        octal(error.found ?? 0)
-      }: others may enter it; run chmod 700 ${path}.`
-    case "not-member":
-      return `${prefix} this account is not a member of the group ${naming.group} (socketGroup), so it cannot ` +
-        `share ${path} with it; add it (usermod -aG ${naming.group} $USER, or SupplementaryGroups=${naming.group} ` +
-        `in its systemd unit) and start again.`
-    case "socket-not-socket":
-      return `${prefix} ${path} exists and is not a socket; buddy replaces only a socket of its own. ` +
-        `Remove it or choose another --socket.`
-    case "socket-foreign":
-      return `${prefix} the socket ${path} belongs to ${owner}, not to you; remove it or choose another --socket.`
-    case "socket-open":
-      return `${prefix} the socket ${path} has mode ${octal(error.found ?? 0)}: accounts the config does not ` +
-        `name may connect; give it SocketMode=0600 (or 0660 with SocketGroup= the config's socketGroup).`
-    case "socket-in-use":
-      return `${prefix} another server is listening on ${path} (another buddy serve?); ` +
-        `stop it or choose another --socket.`
-    case "too-long":
-      return `${prefix} the socket path ${path} is longer than ${socketPathLimit} bytes, ` +
-        `the most a Unix socket may have; choose a shorter --socket.`
-    case "unusable":
-      return `${prefix} ${path} cannot be used for the socket (${error.code ?? "EUNKNOWN"}).`
-  }
-}
+  Effect.zipRight(wayClear(nodePath.dirname(path), sharing), socketFits(path, sharing, [uid(), 0]))

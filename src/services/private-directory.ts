@@ -1,11 +1,8 @@
 // buddy's own directories, made or checked with the rules C1 applies to Hermes's socket directory:
-// a real directory (no link), ours, closed to group and others. Its runtime directory (C6 "Who may
-// reach it") is where `buddy serve`'s socket lives; the holder lock's area, beside Hermes's home
+// a real directory (no link), ours, closed to group and others: the holder lock's area, beside Hermes's home
 // (C4.1, D39: lock-area.ts), is checked the same way.
 import { Data, Effect } from "effect"
-import { existsSync } from "node:fs"
 import * as fsp from "node:fs/promises"
-import * as os from "node:os"
 import * as nodePath from "node:path"
 import { errnoOf } from "./errno.js"
 
@@ -24,21 +21,6 @@ const fsCall = <A>(run: () => Promise<A>) => Effect.tryPromise({ try: run, catch
 
 // Stryker disable next-line OptionalChaining,LogicalOperator,UnaryOperator: Linux always has getuid; the fallback (no uid owns anything) is for the type
 export const ownUid = () => process.getuid?.() ?? -1
-
-/**
- * buddy's runtime directory: `$XDG_RUNTIME_DIR/buddy`; else `/run/user/<uid>/buddy` where systemd
- * made that directory (a cron job or `sudo -u` has no XDG_RUNTIME_DIR, and must still meet the
- * login's processes there); else `<tmpdir>/buddy-<uid>` as tmux does, where a squatter is refused.
- */
-export const runtimeDirectory = (
-  env: NodeJS.ProcessEnv = process.env,
-  exists: (path: string) => boolean = existsSync
-): string => {
-  const runtime = env["XDG_RUNTIME_DIR"]
-  if (runtime !== undefined && nodePath.isAbsolute(runtime)) return nodePath.join(runtime, "buddy")
-  const systemd = `/run/user/${ownUid()}`
-  return exists(systemd) ? nodePath.join(systemd, "buddy") : nodePath.join(os.tmpdir(), `buddy-${ownUid()}`)
-}
 
 const unsafe = (reason: DirectoryUnsafe["reason"], path: string, found?: number) =>
   new DirectoryUnsafe({ reason, path, ...(found === undefined ? {} : { found }) })

@@ -271,7 +271,7 @@ describe("one holder per Hermes home across processes", { timeout: 60_000 }, () 
         }, [
           first,
           `${area} belongs to uid ${nobody}, not to you (uid 0).`,
-          `Fix: sudo rm -r ${area} (buddy makes its own there)`
+          `Fix: while no buddy runs, remove buddy's own entry: sudo rm -r ${area} (buddy makes it again)`
         ]],
         ["the holder, another account's", async () => {
           // As a squatter would leave it: a pid in it (an empty directory is replaced by the rename, D39).
@@ -282,7 +282,7 @@ describe("one holder per Hermes home across processes", { timeout: 60_000 }, () 
         }, [
           first,
           `${holder} belongs to uid ${nobody}, not to you (uid 0).`,
-          `Fix: sudo rm -r ${holder} (buddy makes its own there)`
+          `Fix: while no buddy runs, remove buddy's own entry: sudo rm -r ${holder} (buddy makes it again)`
         ]],
         ["the holder, a link", async () => {
           await fs.mkdir(area, { mode: 0o700 })

@@ -219,18 +219,24 @@ describe("buddy serve answers only its own account", { timeout: 30_000 }, () => 
     expect({ code: finished.code, stderr: finished.stderr }).toStrictEqual({
       code: 1,
       stderr: [
-        `buddy serve: this account is not a member of the group ${proxyGroup} (socketGroup), so it cannot share ` +
-        `${path.dirname(socket)} with it; add it (usermod -aG ${proxyGroup} $USER, or ` +
+        `buddy serve: this account (nobody) is not a member of the group ${proxyGroup} (socketGroup), so it cannot ` +
+        `share ${path.dirname(socket)} with it; add it (sudo usermod -aG ${proxyGroup} nobody, or ` +
         `SupplementaryGroups=${proxyGroup} in its systemd unit) and start again.`
       ]
     })
-    const unknown = spawnBuddy(["serve", "--config", await serveConfig(fake.home, { socketGroup: "no-such-group" })])
+    const unknown = spawnBuddy([
+      "serve",
+      "--config",
+      await serveConfig(fake.home, { socketGroup: "no-such-group" }),
+      "--socket",
+      path.join(runtime, "unknown", "serve.sock")
+    ])
     const refused = await unknown.finished
     expect({ code: refused.code, stderr: refused.stderr }).toStrictEqual({
       code: 2,
       stderr: [
-        "buddy serve: the --config file's \"socketGroup\" names \"no-such-group\", which no group of this machine has " +
-        "(/etc/group); give an existing group or its gid."
+        "buddy serve: the --config file's \"socketGroup\" names a group this machine does not have (/etc/group); " +
+        "give an existing group or its gid."
       ]
     })
     expect(fake.received).toStrictEqual([])
@@ -338,6 +344,8 @@ describe("buddy serve answers only under its own name", { timeout: 30_000 }, () 
 })
 
 describe("buddy serve's socket place", { timeout: 30_000 }, () => {
+  /** The running account's name, as the words name it. */
+  const self = process.getuid?.() === 0 ? "root" : String(process.env["USER"])
   const refusedAt = async (socket: string, words: string) => {
     const fake = await fakeGateway()
     const serve = spawnBuddy(["serve", "--config", await serveConfig(fake.home), "--socket", socket])
@@ -354,7 +362,8 @@ describe("buddy serve's socket place", { timeout: 30_000 }, () => {
     const dir = await tempDir("buddy-trust-open-", 0o755)
     await refusedAt(
       path.join(dir, "serve.sock"),
-      `buddy serve: the socket's directory ${dir} has mode 0755: others may enter it; run chmod 700 ${dir}.`
+      `buddy serve: the socket's directory ${dir} has mode 0755: the group and others may enter it. Choose a --socket ` +
+        `in a directory closed to others (make buddy a directory of its own, as root: install -d -o ${self} -m 0700 DIR).`
     )
   })
 
@@ -376,8 +385,8 @@ describe("buddy serve's socket place", { timeout: 30_000 }, () => {
     await fs.chown(dir, nobody, nobody)
     await refusedAt(
       path.join(dir, "serve.sock"),
-      `buddy serve: the socket's directory ${dir} belongs to nobody (uid 65534), not to you; ` +
-        `have it removed (sudo rm -r ${dir}) or choose another --socket.`
+      `buddy serve: the socket's directory ${dir} belongs to nobody (uid 65534); buddy runs as root. ` +
+        "Choose a --socket in a directory of root's own."
     )
   })
 
@@ -388,7 +397,7 @@ describe("buddy serve's socket place", { timeout: 30_000 }, () => {
     await refusedAt(
       file,
       `buddy serve: ${file} exists and is not a socket; buddy replaces only a socket of its own. ` +
-        "Remove it or choose another --socket."
+        `Look at it (ls -la ${file}), or choose another --socket.`
     )
     expect(await fs.readFile(file, "utf8")).toBe("keep me")
     const live = path.join(dir, "live.sock")
@@ -420,16 +429,18 @@ describe("buddy serve's socket place", { timeout: 30_000 }, () => {
     )
   })
 
-  it("replaces a stale socket of its own, under $TMPDIR/buddy-UID without XDG_RUNTIME_DIR", async () => {
-    const tmp = await tempDir("buddy-trust-tmp-", 0o755)
+  it("replaces a stale socket of its own in its runtime directory, and never looks in $TMPDIR", async () => {
+    const tmp = await tempDir("buddy-trust-tmp-", 0o700)
     const fake = await fakeGateway()
-    const directory = path.join(tmp, `buddy-${process.getuid?.() ?? -1}`)
+    const directory = path.join(tmp, "buddy")
     await fs.mkdir(directory, { mode: 0o700 })
     const socket = path.join(directory, "serve.sock")
     // A socket left by a server killed before it could remove it: nothing listens on it.
     await staleSocket(socket)
     expect((await fs.lstat(socket)).isSocket()).toBe(true)
-    const serve = spawnBuddy(["serve", "--config", await serveConfig(fake.home)], { env: { TMPDIR: tmp } })
+    const serve = spawnBuddy(["serve", "--config", await serveConfig(fake.home)], {
+      env: { XDG_RUNTIME_DIR: tmp, TMPDIR: "/nonexistent" }
+    })
     expect(await serve.stderrWith("listening on")).toContain(`buddy serve: listening on unix:${socket}`)
     expect(bodyOf((await exchange({ path: socket }, getRequest("localhost"))).bytes)).toBe(works)
   })

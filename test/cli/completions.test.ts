@@ -42,9 +42,9 @@ afterAll(async () => {
 })
 
 const aliases = ["login", "logout", "version", "completion"]
-const top = ["status", "sign-in", "sign-out", "serve", "help", ...aliases]
+const top = ["status", "sign-in", "sign-out", "serve", "check", "help", ...aliases]
 const common = ["--json", "--home", "--help"]
-const serve = ["--config", "--socket", "--home", "--help"]
+const serve = ["--config", "--socket", "--home", "--print-unit", "--account", "--help"]
 
 /** The words before the cursor, the word at it, and what every shell completes there. */
 const levels: Array<[ReadonlyArray<string>, string, ReadonlyArray<string>]> = [
@@ -60,11 +60,13 @@ const levels: Array<[ReadonlyArray<string>, string, ReadonlyArray<string>]> = [
   [["buddy", "serve"], "--c", ["--config"]],
   [["buddy", "--home", "/tmp", "sign-in"], "", ["start"]],
   [["buddy", "--json", "sign-in", "start", "--home", "/tmp"], "--j", ["--json"]],
-  [["buddy", "help"], "", ["status", "sign-in", "sign-out", "serve", ...aliases]],
+  [["buddy", "help"], "", ["status", "sign-in", "sign-out", "serve", "check", ...aliases]],
   [["buddy"], "lo", ["login", "logout"]],
   [["buddy", "login"], "--", common],
   [["buddy", "help", "sign-in"], "", ["start"]],
-  [["buddy", "--completions"], "", ["bash", "zsh", "fish"]]
+  [["buddy", "--completions"], "", ["bash", "zsh", "fish"]],
+  [["buddy", "serve", "--print-unit"], "", ["user", "system", "socket"]],
+  [["buddy", "serve", "--print-unit"], "s", ["system", "socket"]]
 ]
 
 /** bash: the function `complete -p buddy` names, called as readline would. */

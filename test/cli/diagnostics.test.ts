@@ -60,7 +60,7 @@ describe("buddy status, in words, says where and how to fix", () => {
     ])
   })
 
-  it("a home others may write to: its mode and the chmod that fixes it", async () => {
+  it("a home the group or others may write to: its mode in words its bits say, and no chmod of Hermes's home", async () => {
     const home = await tempDir("buddy-diagnose-", 0o700)
     await fs.chmod(home, 0o777)
     expect(await buddy(["status", "--home", home])).toMatchObject({
@@ -68,10 +68,14 @@ describe("buddy status, in words, says where and how to fix", () => {
       stdout: ["Buddy's state is unknown: Hermes's home directory is not private to you, so buddy will not use it."],
       stderr: [
         `The Hermes home is ${home} (from --home).`,
-        `${home} has mode 0777: others may write to it.`,
-        `Fix: chmod 700 ${home}`
+        `${home} has mode 0777: the group and others may write to it.`,
+        `Hermes keeps its home closed to others; look at how it was opened (ls -ld ${home}).`
       ]
     })
+    await fs.chmod(home, 0o770)
+    expect((await buddy(["status", "--home", home])).stderr[1]).toBe(
+      `${home} has mode 0770: the group may write to it.`
+    )
   })
 
   it.skipIf(
@@ -81,13 +85,21 @@ describe("buddy status, in words, says where and how to fix", () => {
       "run the suite as root, as CI does"
     )
   )(
-    "a home another account owns: its owner and the chown that fixes it",
+    "a home another account owns, asked as root (sudo's mistake): its owner, and buddy run as that owner, never a chown",
     async () => {
       const home = await tempDir("buddy-diagnose-", 0o700)
       await fs.chown(home, 65534, 65534)
       expect((await buddy(["status", "--home", home])).stderr.slice(1)).toStrictEqual([
-        `${home} belongs to uid 65534, not to you (uid 0).`,
-        `Fix: sudo chown "$(id -un)" ${home}`
+        `${home} belongs to nobody (uid 65534); buddy runs as root (uid 0).`,
+        `Fix: run buddy as the home's owner: sudo -u nobody buddy status --home ${home}`
+      ])
+      // A socket another account made in a home of one's own: the gateway's to make again, not buddy's to chown.
+      const mine = await tempDir("buddy-diagnose-", 0o700)
+      await deadSocket(join(mine, "gateway.sock"), 0o600)
+      await fs.lchown(join(mine, "gateway.sock"), 65534, 65534)
+      expect((await buddy(["status", "--home", mine])).stderr.slice(1)).toStrictEqual([
+        `${join(mine, "gateway.sock")} belongs to nobody (uid 65534); buddy runs as root (uid 0).`,
+        restartGateway
       ])
     }
   )
@@ -104,7 +116,7 @@ describe("buddy status, in words, says where and how to fix", () => {
     await fs.symlink(real, join(dir, "link"))
     expect((await buddy(["status", "--home", join(dir, "link")])).stderr.slice(0, 2)).toStrictEqual([
       `The Hermes home is ${join(dir, "link")} (from --home), which is ${real}.`,
-      `${real} has mode 0777: others may write to it.`
+      `${real} has mode 0777: the group and others may write to it.`
     ])
   })
 
@@ -112,7 +124,7 @@ describe("buddy status, in words, says where and how to fix", () => {
     const home = await tempDir("buddy-diagnose-", 0o700)
     await deadSocket(join(home, "gateway.sock"), 0o666)
     expect((await buddy(["status", "--home", home])).stderr.slice(1)).toStrictEqual([
-      `${join(home, "gateway.sock")} has mode 0666: others may use it.`,
+      `${join(home, "gateway.sock")} has mode 0666: the group and others may use it.`,
       restartGateway
     ])
     const other = await tempDir("buddy-diagnose-", 0o700)

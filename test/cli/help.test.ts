@@ -9,8 +9,7 @@ import { nodes, title } from "../../src/cli/tree.js"
 import { onPath, requires } from "../support/required.js"
 import { BIN, buddy, spawnBuddy } from "./support/buddy-process.js"
 
-const ROOT = `Sign Buddy in to ChatGPT through the local Hermes gateway, read his state, sign
-him out.
+const ROOT = `Sign Buddy in to ChatGPT through the local Hermes, read his state, sign him out.
 
 USAGE
   buddy <command> [flags]
@@ -20,6 +19,7 @@ COMMANDS
   sign-in   Sign Buddy in to ChatGPT with a code you enter in the browser.
   sign-out  Sign Buddy out of ChatGPT.
   serve     Serve the Launchpad's HTTP app on a Unix socket (journal on stdout).
+  check     Ask a running buddy serve whether it and Hermes answer (monitoring).
   help      Show help for buddy or one of its commands.
 
 FLAGS
@@ -77,18 +77,37 @@ ${commonFlags}`
 const SERVE = `Serve the Launchpad's HTTP app on a Unix socket (journal on stdout).
 
 USAGE
-  buddy serve [--config FILE] [--socket PATH] [--home DIR]
+  buddy serve [--config FILE] [--socket PATH] [--home DIR] [--print-unit UNIT]
+              [--account NAME]
 
 FLAGS
-  --config FILE  A JSON file with launchpadOrigin, environment, locale and
-                 buddyOrigin: without buddyOrigin, or in an environment other
-                 than hosted-personal, Buddy is absent and every route answers
-                 404 buddy-absent. Optionally hermesHome and socketGroup (a
-                 proxy's group the socket is shared with).
-  --socket PATH  The socket to listen on (default: $RUNTIME_DIRECTORY/serve.sock
-                 under systemd, else $XDG_RUNTIME_DIR/buddy/serve.sock).
-  --home DIR     The Hermes home to use; overrides the config's hermesHome
-                 (default: that, else $HERMES_HOME, else ~/.hermes).
+  --config FILE      A JSON file with launchpadOrigin, environment, locale and
+                     buddyOrigin: without buddyOrigin, or in an environment
+                     other than hosted-personal, Buddy is absent and every route
+                     answers 404 buddy-absent. Optionally hermesHome and
+                     socketGroup (a proxy's group the socket is shared with).
+  --socket PATH      The socket to listen on (default:
+                     $RUNTIME_DIRECTORY/serve.sock under systemd, else
+                     $XDG_RUNTIME_DIR/buddy/serve.sock).
+  --home DIR         The Hermes home to use; overrides the config's hermesHome
+                     (default: that, else $HERMES_HOME, else ~/.hermes).
+  --print-unit UNIT  Print a systemd unit (user, system or socket) that runs
+                     this buddy where it is, and serve nothing.
+  --account NAME     The account --print-unit's system unit and socket run as
+                     (default: buddy).
+  -h, --help         Show help for this command.
+`
+
+const CHECK = `Ask a running buddy serve whether it and Hermes answer (monitoring).
+
+USAGE
+  buddy check [--socket PATH] [--json]
+
+FLAGS
+  --socket PATH  The socket buddy serve listens on (default: serve's,
+                 $RUNTIME_DIRECTORY/serve.sock under systemd, else
+                 $XDG_RUNTIME_DIR/buddy/serve.sock).
+  --json         Print one JSON object per line instead of words.
   -h, --help     Show help for this command.
 `
 
@@ -112,6 +131,7 @@ const cases: Array<[string, string, ReadonlyArray<ReadonlyArray<string>>]> = [
   ["buddy status", STATUS, [["status", "--help"], ["help", "status"], ["status", "--json", "-h"]]],
   ["buddy sign-out", SIGN_OUT, [["sign-out", "--help"], ["help", "sign-out"]]],
   ["buddy serve", SERVE, [["serve", "--help"], ["help", "serve"], ["serve", "--socket", "/nowhere", "--help"]]],
+  ["buddy check", CHECK, [["check", "--help"], ["help", "check"], ["check", "--json", "-h"]]],
   ["buddy help", HELP, [["help", "--help"], ["help", "help"]]]
 ]
 
@@ -143,6 +163,7 @@ describe("buddy's help", { timeout: 60_000 }, () => {
       "buddy sign-in start",
       "buddy sign-out",
       "buddy serve",
+      "buddy check",
       "buddy help",
       "buddy login",
       "buddy logout",

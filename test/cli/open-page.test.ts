@@ -6,7 +6,8 @@ import { existsSync } from "node:fs"
 import * as fs from "node:fs/promises"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { drawnCode, readDrawn } from "../support/qr.js"
+import { ink, reset } from "../../src/cli/qr-code.js"
+import { drawnCode, hasZbar, readDrawn } from "../support/qr.js"
 import { onPath, requires } from "../support/required.js"
 import { BIN, buddy, cleanEnv } from "./support/buddy-process.js"
 import { fakeGateway, tempDir } from "./support/cleanup.js"
@@ -135,8 +136,8 @@ describe("buddy sign-in start offers to open the page", () => {
 })
 
 describe("buddy sign-in start draws the page as a QR code", () => {
-  it.skipIf(!hasScript)(
-    "on a terminal wide enough, after the code and page: a camera reads the page from it",
+  it.skipIf(!hasScript || !hasZbar)(
+    "on a terminal wide enough, after the code and page: a camera reads the page from it on either theme",
     async () => {
       const fake = await fakeGateway()
       const sessionId = await fastStart(fake)
@@ -145,7 +146,8 @@ describe("buddy sign-in start draws the page as a QR code", () => {
       const lines = terminal.shown().split("\n")
       const code = drawnCode(lines)
       expect(code.length).toBe(17)
-      expect(readDrawn(code)).toBe(PAGE)
+      expect(readDrawn(code, "light")).toBe(PAGE)
+      expect(readDrawn(code, "dark")).toBe(PAGE)
       // After the code and page, before the words that wait.
       const open = lines.findIndex((line) => line.startsWith("Open https://"))
       expect(lines.indexOf(code[0]!)).toBe(open + 1)
@@ -153,6 +155,23 @@ describe("buddy sign-in start draws the page as a QR code", () => {
       expect(await terminal.finished).toBe(0)
     }
   )
+
+  // Its two colours are the code, so NO_COLOR and FORCE_COLOR=0 keep them (D58): plain, it would
+  // read on a dark terminal only.
+  for (const [name, value] of [["NO_COLOR", "1"], ["FORCE_COLOR", "0"]] as const) {
+    it.skipIf(!hasScript || !hasZbar)(`in its colours under ${name}=${value}`, async () => {
+      const fake = await fakeGateway()
+      const sessionId = await fastStart(fake)
+      const terminal = onTerminal(fake.home, desktopEnv({ [name]: value }), 80)
+      await until("offer", () => terminal.shown().includes("Press Enter to open"))
+      const code = drawnCode(terminal.shown().split("\n"))
+      expect(code.length).toBe(17)
+      expect(code.every((line) => line.startsWith(ink) && line.endsWith(reset))).toBe(true)
+      expect(readDrawn(code, "light")).toBe(PAGE)
+      expect(fake.approve(sessionId)).toBe(true)
+      expect(await terminal.finished).toBe(0)
+    })
+  }
 
   for (
     const [what, env, columns, flags] of [

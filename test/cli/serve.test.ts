@@ -8,39 +8,16 @@
 // values. Where its socket goes by default: under systemd's RUNTIME_DIRECTORY, else XDG_RUNTIME_DIR.
 import { execFileSync, spawn } from "node:child_process"
 import * as fs from "node:fs/promises"
-import { request } from "node:http"
+import * as net from "node:net"
+import * as os from "node:os"
 import * as path from "node:path"
 import { describe, expect, it } from "vitest"
 import type { FakeGatewayHandle } from "../../fixtures/fake-gateway.js"
 import { buddy, spawnBuddy } from "./support/buddy-process.js"
 import { serveConfig, tempDir } from "./support/cleanup.js"
-
-const launchpad = "https://launchpad.example"
+import { call, launchpad } from "./support/socket-call.js"
 
 const setUp = () => serveConfig("buddy-serve-", launchpad)
-
-/** A request over the socket, as curl --unix-socket and nginx send it (`Host: localhost`). */
-const call = (socketPath: string, method: string, pathname: string, body?: string) =>
-  new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const req = request(
-      {
-        socketPath,
-        method,
-        path: pathname,
-        agent: false,
-        headers: body === undefined
-          ? {}
-          : { "content-type": "application/json", origin: launchpad, "sec-fetch-site": "same-origin" }
-      },
-      (res) => {
-        let text = ""
-        res.setEncoding("utf8").on("data", (chunk: string) => (text += chunk))
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }))
-      }
-    )
-    req.on("error", reject)
-    req.end(body)
-  })
 
 /** `buddy serve` on a socket in a fresh runtime directory, and the socket once it listens. */
 const serveAt = async (config: string) => {
@@ -168,6 +145,39 @@ describe("buddy serve", () => {
     await relative.finished
   })
 
+  it.skipIf(process.getuid?.() !== 0)(
+    "never falls back to /tmp: with no runtime directory of its own it refuses, and a place another account made first gets nothing",
+    async () => {
+      // nobody (65534) has no /run/user/65534; the old fallback was /tmp/buddy-65534, which another account can make first.
+      const squat = path.join(os.tmpdir(), "buddy-65534")
+      await fs.rm(squat, { recursive: true, force: true })
+      await fs.mkdir(squat, { mode: 0o755 })
+      const connections: Array<string> = []
+      const squatter = net.createServer((socket) => {
+        connections.push("connected")
+        socket.destroy()
+      })
+      await new Promise<void>((resolve) => squatter.listen(path.join(squat, "serve.sock"), resolve))
+      await fs.chown(squat, 4243, 4243)
+      await fs.chown(path.join(squat, "serve.sock"), 4243, 4243)
+      await fs.chmod(path.join(squat, "serve.sock"), 0o666)
+      const finished = await spawnBuddy(["serve"], {
+        env: { XDG_RUNTIME_DIR: "", RUNTIME_DIRECTORY: "" },
+        uid: 65534,
+        gid: 65534
+      }).finished
+      await new Promise<void>((resolve) => squatter.close(() => resolve()))
+      await fs.rm(squat, { recursive: true, force: true })
+      expect([finished.code, finished.stdout, finished.stderr]).toStrictEqual([1, [], [
+        "buddy serve: there is no place for its socket that only this account could have made: no --socket, no " +
+        "RUNTIME_DIRECTORY (a systemd unit's RuntimeDirectory=buddy sets it) and no runtime directory of this " +
+        "account's own ($XDG_RUNTIME_DIR, /run/user/65534). Run it from a unit with RuntimeDirectory=buddy, or give " +
+        "--socket PATH in a directory of this account's own (docs/operator-guide.md)."
+      ]])
+      expect(connections).toStrictEqual([])
+    }
+  )
+
   it("without --config says Buddy is absent here, and answers buddy-absent on its default socket", async () => {
     const runtime = await tempDir("buddy-serve-runtime-", 0o700)
     // No Hermes home either: the layers say so once as they are built (D50), naming where it came from.
@@ -260,7 +270,8 @@ describe("buddy serve", () => {
   })
 })
 
-const SERVE_USAGE = "Usage: buddy serve [--config FILE] [--socket PATH] [--home DIR]; `buddy serve --help` says more."
+const SERVE_USAGE =
+  "Usage: buddy serve [--config FILE] [--socket PATH] [--home DIR] [--print-unit UNIT] [--account NAME]; `buddy serve --help` says more."
 
 describe("buddy serve's own errors", { timeout: 60_000 }, () => {
   it("says that --port is gone and why, as a usage error, exit 2, before anything starts", async () => {

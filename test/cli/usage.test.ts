@@ -15,7 +15,8 @@ const usageOf = {
   status: "Usage: buddy status [--json] [--home DIR]; `buddy status --help` says more.",
   start: "Usage: buddy sign-in start [--json] [--home DIR]; `buddy sign-in start --help` says more.",
   signOut: "Usage: buddy sign-out [--json] [--home DIR]; `buddy sign-out --help` says more.",
-  serve: "Usage: buddy serve [--config FILE] [--socket PATH] [--home DIR]; `buddy serve --help` says more.",
+  serve:
+    "Usage: buddy serve [--config FILE] [--socket PATH] [--home DIR] [--print-unit UNIT] [--account NAME]; `buddy serve --help` says more.",
   help: "Usage: buddy help [command]; `buddy help --help` says more."
 }
 
@@ -107,7 +108,7 @@ describe("the buddy command line", { timeout: 60_000 }, () => {
     [
       "flags without a command",
       ["--json"],
-      ["\"buddy\" needs a command: status, sign-in, sign-out, serve or help", usageOf.buddy]
+      ["\"buddy\" needs a command: status, sign-in, sign-out, serve, check or help", usageOf.buddy]
     ],
     ["@effect/cli's --log-level", ["--log-level", "debug", "status"], [
       "unknown flag \"--log-level\" for \"buddy\"",

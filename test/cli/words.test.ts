@@ -96,14 +96,15 @@ describe("the holder lock's words (C8, D39): on the terminal only, --json keeps 
     expect(said("foreign", { found: 65534 })).toStrictEqual([
       first,
       `${area} belongs to uid 65534, not to you (uid ${uid}).`,
-      `Fix: sudo rm -r ${area} (buddy makes its own there)`
+      `Fix: while no buddy runs, remove buddy's own entry: sudo rm -r ${area} (buddy makes it again)`
     ])
     expect(said("open", { found: 0o755 })).toStrictEqual([
       first,
-      `${area} has mode 0755: others may use it.`,
+      `${area} has mode 0755: the group and others may use it.`,
       `Fix: chmod go= ${area}`
     ])
     expect(said("open", { found: 0o7 })).toContain(`${area} has mode 0007: others may use it.`)
+    expect(said("open", { found: 0o770 })).toContain(`${area} has mode 0770: the group may use it.`)
     expect(said("unknown-entries", {}, `${area}/holder`)).toStrictEqual([
       first,
       `${area}/holder holds files buddy did not put there, so it cannot be cleared.`,

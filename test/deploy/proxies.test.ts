@@ -7,6 +7,7 @@
 // RuntimeDirectoryMode=), its config naming the proxy's group as socketGroup. The fake Hermes
 // gateway runs in another process as that same account (C1: buddy's account owns Hermes's home
 // and socket), and its record of what it received is the proof of what reached Hermes.
+import { execFileSync } from "node:child_process"
 import { existsSync } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as os from "node:os"
@@ -20,6 +21,7 @@ import {
   type Account,
   account,
   asAccount,
+  asRootLocked,
   BUDDY,
   BUDDY_ACCOUNT,
   type Child,
@@ -69,8 +71,10 @@ const issued = JSON.parse(renderHttp("start-ok", { session_id: "any" }).body) as
 
 interface Proxy {
   readonly name: "nginx" | "caddy"
-  /** The proxy's group, named as socketGroup and given to buddy's account. */
-  readonly group: string
+  /** The proxy's account, put in the proxy's own group by the guide's steps. */
+  readonly account: string
+  /** Where buddy serve listens: the system unit's directory, or the guide's manual place. */
+  readonly place: "unit" | "manual"
   readonly present: boolean
   /** Starts the proxy on 127.0.0.1:port with the guide's snippet, `socket` for the guide's socket. */
   readonly start: (dir: string, port: number, socket: string) => Promise<Child>
@@ -161,17 +165,22 @@ const startCaddy = async (dir: string, port: number, socket: string): Promise<Ch
 }
 
 const proxies: ReadonlyArray<Proxy> = [
-  { name: "nginx", group: "www-data", present: hasNginx && hasCertificate, start: startNginx },
-  { name: "caddy", group: "caddy", present: hasCaddy, start: startCaddy }
+  { name: "nginx", account: "www-data", place: "unit", present: hasNginx && hasCertificate, start: startNginx },
+  { name: "caddy", account: "caddy", place: "manual", present: hasCaddy, start: startCaddy }
 ]
 
-const request = (method: "GET" | "POST", target: string, host: string, headers: Record<string, string> = {}) => {
-  const body = method === "POST" ? "{}" : ""
+const request = (
+  method: "GET" | "POST",
+  target: string,
+  host: string,
+  headers: Record<string, string> = {},
+  body = method === "POST" ? "{}" : ""
+) => {
   const lines = [
     `${method} ${target} HTTP/1.1`,
     `Host: ${host}`,
     ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
-    ...(method === "POST" ? ["Content-Type: application/json", `Content-Length: ${body.length}`] : []),
+    ...(method === "POST" ? ["Content-Type: application/json", `Content-Length: ${Buffer.byteLength(body)}`] : []),
     "Connection: close"
   ]
   return `${lines.join("\r\n")}\r\n\r\n${body}`
@@ -188,6 +197,23 @@ const heard = (
       ? (JSON.parse(entry.line ?? "{}") as { readonly verb?: string }).verb ?? "?"
       : `${entry.method} ${entry.path}`
   )
+
+/** The group the guide's steps make, its name unique to the run (the guide's is buddy-proxy). */
+const groupFor = (proxy: Proxy) => `buddy-proxy-t-${proxy.name}`
+
+/**
+ * The guide's group steps as root, as they stand but for the group's name, buddy's account (the
+ * test's), the proxy's account, and the restart (the test starts the proxy after them), from a
+ * machine without that group.
+ */
+const makeProxyGroup = (proxy: Proxy, group: string) => {
+  let steps = guideSnippet(TEST, "group").text
+  steps = substitute(steps, "usermod -aG buddy-proxy buddy\n", `usermod -aG buddy-proxy ${BUDDY_ACCOUNT}\n`)
+  steps = substitute(steps, "usermod -aG buddy-proxy www-data\n", `usermod -aG buddy-proxy ${proxy.account}\n`)
+  steps = substitute(steps, "systemctl restart nginx\n", "")
+  steps = substitute(steps, "buddy-proxy", group)
+  asRootLocked(`if getent group ${group} >/dev/null; then groupdel ${group}; fi\n${steps}`)
+}
 
 const hostRefused = "{\"error\":\"denied\",\"reason\":\"host-mismatch\"}"
 
@@ -216,8 +242,12 @@ for (const proxy of proxies) {
         return serve
       }
 
+      let group = ""
+
       beforeAll(async () => {
-        buddyAccount = ensureAccounts(["www-data", "caddy"])
+        buddyAccount = ensureAccounts([])
+        group = groupFor(proxy)
+        makeProxyGroup(proxy, group)
         base = await fs.mkdtemp(path.join(os.tmpdir(), `buddy-deploy-${proxy.name}-`))
         await fs.chmod(base, 0o755)
         port = await freePort()
@@ -226,10 +256,6 @@ for (const proxy of proxies) {
         // Hermes runs as buddy's account: its home and socket are that account's (C1).
         gateway = await spawnGateway({}, { uid: buddyAccount.uid, gid: buddyAccount.gid })
 
-        // The system unit's runtime directory, as systemd makes it for User=.
-        const runtimeMode = parseInt(unitValue("system/buddy.service", "RuntimeDirectoryMode"), 8)
-        const runtime = await ownedDirectory(path.join(base, "buddy"), buddyAccount, runtimeMode)
-        socket = path.join(runtime, "serve.sock")
         const config = path.join(base, "serve.json")
         await fs.writeFile(
           config,
@@ -238,16 +264,40 @@ for (const proxy of proxies) {
             launchpadOrigin: launchpad,
             buddyOrigin: "https://buddy.example",
             environment: "hosted-personal",
-            locale: "en",
-            socketGroup: proxy.group
+            socketGroup: group
           })
         )
         await fs.chmod(config, 0o644)
-        serve = spawnBuddy(["serve", "--config", config], {
-          command: [...asAccount(BUDDY_ACCOUNT, { RUNTIME_DIRECTORY: runtime }), process.execPath, BUDDY],
-          stoppedByCaller: true
-        })
+        if (proxy.place === "unit") {
+          // The system unit's runtime directory, as systemd makes it for User=.
+          const runtimeMode = parseInt(unitValue("system/buddy.service", "RuntimeDirectoryMode"), 8)
+          const runtime = await ownedDirectory(path.join(base, "buddy"), buddyAccount, runtimeMode)
+          socket = path.join(runtime, "serve.sock")
+          serve = spawnBuddy(["serve", "--config", config], {
+            command: [...asAccount(BUDDY_ACCOUNT, { RUNTIME_DIRECTORY: runtime }), process.execPath, BUDDY],
+            stoppedByCaller: true
+          })
+        } else {
+          // The guide's manual place, made and started by its two lines as they stand but for the
+          // place, the account, the config's path and buddy's path.
+          const place = path.join(base, "run-buddy")
+          let steps = guideSnippet(TEST, "manual-place").text
+          steps = substitute(steps, "/run/buddy", place)
+          steps = substitute(steps, "-o buddy -g buddy-proxy", `-o ${BUDDY_ACCOUNT} -g ${group}`)
+          steps = substitute(
+            steps,
+            "runuser -u buddy -- buddy serve",
+            `runuser -u ${BUDDY_ACCOUNT} -- ${process.execPath} ${BUDDY} serve`
+          )
+          steps = substitute(steps, "/etc/buddy/serve.json", config)
+          const [make = "", start = ""] = steps.trim().split("\n")
+          asRootLocked(make)
+          socket = path.join(place, "serve.sock")
+          serve = spawnBuddy([], { command: ["sh", "-c", `exec ${start}`], stoppedByCaller: true })
+        }
         expect(await serve.stderrWith("listening on")).toContain(`buddy serve: listening on unix:${socket}`)
+        // The group holds the proxy's account alone: nothing to warn of.
+        expect(serve.stderrNow().filter((line) => line.includes("admits"))).toStrictEqual([])
 
         const proxyDir = await fs.mkdtemp(path.join(base, "proxy-"))
         await fs.chmod(proxyDir, 0o755)
@@ -262,6 +312,7 @@ for (const proxy of proxies) {
         }
         await gateway?.close()
         if (base !== "") await fs.rm(base, { recursive: true, force: true })
+        if (group !== "") asRootLocked(`groupdel ${group}`)
       }, 30_000)
 
       it("GET /api/buddy through the guide's snippet is 200 with the gateway's state; the gateway saw identify, mint and GET", async () => {
@@ -328,6 +379,34 @@ for (const proxy of proxies) {
         expect(served().stdoutNow().slice(journalBefore)).toStrictEqual([
           "{\"scope\":\"buddy-sign-in\",\"operation\":\"start\",\"outcome\":\"pending\"}"
         ])
+        // The person approves on the page; the Launchpad's poll through the proxy sees Buddy signed in.
+        const [session] = (await fake().sessions()).filter((one) => one.inMap)
+        expect(await fake().approve(session?.id ?? "")).toBe(true)
+        const poll = () =>
+          tlsExchange(
+            port,
+            request(
+              "POST",
+              "/api/buddy/sign-in/poll",
+              `launchpad.example:${port}`,
+              { Origin: launchpad, "Sec-Fetch-Site": "same-origin" },
+              JSON.stringify({ handle: started["handle"] })
+            )
+          ).then((raw) => JSON.parse(parseAnswer(raw).body) as Record<string, unknown>)
+        let polled = await poll()
+        for (let tries = 0; polled["state"] === "pending" && tries < 50; tries++) {
+          await new Promise((resolve) => setTimeout(resolve, 100))
+          polled = await poll()
+        }
+        expect(polled).toStrictEqual({ kind: "sign-in", state: "signed-in" })
+        const works = parseAnswer(await tlsExchange(port, request("GET", "/api/buddy", `launchpad.example:${port}`)))
+        expect(JSON.parse(works.body)).toStrictEqual({
+          kind: "buddy",
+          state: "works",
+          signIn: { state: "none" },
+          locale: "en"
+        })
+        await fake().setSignedIn(false)
       })
 
       it("a Host the guide does not send is refused 403 host-mismatch, and buddy's stderr says so once", async () => {
@@ -392,19 +471,24 @@ for (const proxy of proxies) {
       }
 
       it("buddy serve runs as a member of the proxy's group, not root; another account (uid 65534, not in it) cannot connect: EACCES, the gateway hears nothing", async () => {
-        const group = groupId(proxy.group)
-        const credentials = processCredentials(served().child.pid ?? -1)
+        const groupNumber = groupId(group)
+        // runuser stays as buddy's parent (for PAM's session): buddy is its one child.
+        const pid = served().child.pid ?? -1
+        const buddyPid = proxy.place === "manual"
+          ? Number(execFileSync("pgrep", ["-P", String(pid)], { encoding: "utf8" }).trim())
+          : pid
+        const credentials = processCredentials(buddyPid)
         expect(credentials.uid).not.toBe(0)
         expect(credentials.uid).toBe(buddyAccount?.uid)
-        expect(credentials.groups).toContain(group)
+        expect(credentials.groups).toContain(groupNumber)
         const directory = await fs.lstat(path.dirname(socket))
         const node = await fs.lstat(socket)
         expect({
           directory: [directory.mode & 0o777, directory.uid, directory.gid],
           socket: [node.isSocket(), node.mode & 0o777, node.uid, node.gid]
         }).toStrictEqual({
-          directory: [0o710, credentials.uid, group],
-          socket: [true, 0o660, credentials.uid, group]
+          directory: [0o710, credentials.uid, groupNumber],
+          socket: [true, 0o660, credentials.uid, groupNumber]
         })
         await fake().clearReceived()
         const stdoutBefore = served().stdoutNow().length
@@ -425,13 +509,55 @@ for (const proxy of proxies) {
         expect(await fake().received()).toStrictEqual([])
         expect(served().stdoutNow().slice(stdoutBefore)).toStrictEqual([])
         // The proxy's own account, the same way: it connects and is served.
-        const own = account(proxy.name === "nginx" ? "www-data" : "caddy")
+        const own = account(proxy.account)
         const reached = await unixExchangeAs(socket, request("GET", "/api/buddy", "localhost"), {
           uid: own.uid,
-          gid: group
+          gid: groupNumber
         })
         expect([reached.error, parseAnswer(reached.bytes).status]).toStrictEqual([undefined, "HTTP/1.1 200 OK"])
       })
     }
   )
 }
+
+describe.skipIf(!(hasRoot && hasSetpriv && hasCaddy))("the proxy's usual group instead of one of its own", () => {
+  it(
+    "is named at start with the accounts it admits: www-data holds Caddy too on Debian",
+    { timeout: 30_000 },
+    async () => {
+      const buddyAccount = ensureAccounts([])
+      asRootLocked(`usermod -aG www-data caddy\ngpasswd -a ${BUDDY_ACCOUNT} www-data`)
+      const base = await fs.mkdtemp(path.join(os.tmpdir(), "buddy-deploy-shared-"))
+      try {
+        await fs.chmod(base, 0o755)
+        const config = path.join(base, "serve.json")
+        await fs.writeFile(
+          config,
+          JSON.stringify({
+            launchpadOrigin: "https://launchpad.example",
+            environment: "local",
+            socketGroup: "www-data"
+          })
+        )
+        await fs.chmod(config, 0o644)
+        const runtime = await ownedDirectory(path.join(base, "buddy"), buddyAccount, 0o700)
+        const serve = spawnBuddy(["serve", "--config", config], {
+          command: [...asAccount(BUDDY_ACCOUNT, { RUNTIME_DIRECTORY: runtime }), process.execPath, BUDDY]
+        })
+        const said = await serve.stderrWith("listening on")
+        const admits = said.filter((line) => line.includes("admits"))
+        expect(admits).toHaveLength(1)
+        expect(admits[0]).toMatch(
+          /^buddy serve: the socketGroup www-data admits \d+ accounts to the socket \(.*\bcaddy\b.*\)/
+        )
+        expect(admits[0]).toContain("www-data")
+        expect(admits[0]).not.toContain(BUDDY_ACCOUNT)
+        serve.child.kill("SIGTERM")
+        await serve.finished
+      } finally {
+        asRootLocked(`gpasswd -d ${BUDDY_ACCOUNT} www-data`)
+        await fs.rm(base, { recursive: true, force: true })
+      }
+    }
+  )
+})

@@ -1,18 +1,36 @@
-// The systemd units the package ships (systemd/; issue 24 item 4): each passes Debian's
-// `systemd-analyze verify` offline with nothing to say (it warns on a bad key or value and still
-// exits 0, so silence is the check; a deliberately broken copy of each proves the check can fail),
-// with only ExecStart's binary rewritten to the built CLI, which verify requires to exist. The
-// socket's place under each unit agrees with what the guide's proxy snippets and the .socket unit
-// name, and the built CLI, given the environment each unit gives it, listens exactly there. Last,
-// socket activation as systemd does it (systemd-socket-activate: LISTEN_PID, LISTEN_FDS=1, fd 3).
+// The systemd units the package ships (systemd/; issue 24 item 4) and the ones `buddy serve
+// --print-unit` prints (issue 39 item 3): each passes Debian's `systemd-analyze verify` offline with
+// nothing to say (it warns on a bad key or value and still exits 0, so silence is the check; a
+// deliberately broken copy of each proves the check can fail). A shipped copy has only ExecStart's
+// binary rewritten to the built CLI, which verify requires to exist; a printed one is printed by the
+// built CLI run through a link at PREFIX/bin/buddy, as npm installs it, and verified as printed, for
+// npm's prefix at /usr (Debian's, where the shipped copies are what it prints) and at /usr/local.
+// The socket's place under each unit agrees with what the guide's proxy snippets and the .socket unit
+// name, and the built CLI, given the environment each unit gives it, listens exactly there; the exit
+// code of each signal that stops it is one the units count as clean. Last, socket activation as
+// systemd does it (systemd-socket-activate: LISTEN_PID, LISTEN_FDS=1, fd 3).
 import { spawnSync } from "node:child_process"
-import { chmodSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync
+} from "node:fs"
 import * as fs from "node:fs/promises"
 import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
-import { spawnBuddy } from "../cli/support/buddy-process.js"
+import { servicePath } from "../../src/cli/print-unit.js"
+import { execWord } from "../../src/cli/unit-text.js"
+import { cleanEnv, spawnBuddy } from "../cli/support/buddy-process.js"
 import { gatewayProcess } from "../support/gateway-process.js"
 import { requires } from "../support/required.js"
 import {
@@ -32,7 +50,8 @@ import {
 
 const ANALYZE = "/usr/bin/systemd-analyze"
 const ACTIVATE = "/usr/bin/systemd-socket-activate"
-const INSTALLED = "/usr/local/bin/buddy"
+/** Where the shipped units say buddy is: npm's global prefix on Debian is /usr. */
+const INSTALLED = "/usr/bin/buddy"
 
 const hasAnalyze = requires(existsSync(ANALYZE), ANALYZE, "apt-get install systemd")
 const hasActivate = requires(existsSync(ACTIVATE), ACTIVATE, "apt-get install systemd")
@@ -123,6 +142,156 @@ describe.skipIf(!hasAnalyze)("the package's systemd units", () => {
   })
 })
 
+/** `buddy serve ARGS` run as the executable at `bin` itself (its `#!/usr/bin/env node`), as a shell would. */
+const runAs = (bin: string, args: ReadonlyArray<string>) => {
+  const run = spawnSync(bin, ["serve", ...args], { cwd: "/", encoding: "utf8", env: cleanEnv() })
+  return { code: run.status, stdout: run.stdout, stderr: run.stderr }
+}
+
+/** Whether systemd's PATH for services finds the node running this test first: then ExecStart= names the bin alone. */
+const serviceFindsThisNode = (() => {
+  const first = servicePath.map((dir) => path.join(dir, "node")).find((file) => existsSync(file))
+  return first !== undefined && realpathSync(first) === realpathSync(process.execPath)
+})()
+
+/** A scratch root with `PREFIX/bin/buddy`, a link to the repository's bin, as `npm install -g --prefix` makes it. */
+const installedAt = (prefix: string) => {
+  const root = temp("buddy-units-prefix-")
+  const bin = path.join(root, prefix, "bin", "buddy")
+  mkdirSync(path.dirname(bin), { recursive: true })
+  symlinkSync(BUDDY, bin)
+  return { root, bin }
+}
+
+/** The units `bin` prints, written into a new directory as an operator would install them (the drop-in from systemd/). */
+const printedUnits = (bin: string) => {
+  const dir = temp("buddy-units-printed-")
+  const print = (kind: string, file: string) => {
+    const ran = runAs(bin, ["--print-unit", kind])
+    expect({ kind, code: ran.code, stderr: ran.stderr }).toStrictEqual({ kind, code: 0, stderr: "" })
+    writeFileSync(path.join(dir, file), ran.stdout)
+    return ran.stdout
+  }
+  mkdirSync(path.join(dir, "user"))
+  const texts = {
+    user: print("user", "user/buddy.service"),
+    system: print("system", "buddy.service"),
+    socket: print("socket", "buddy.socket")
+  }
+  cpSync(path.join(UNITS, "system", "buddy.service.d"), path.join(dir, "buddy.service.d"), { recursive: true })
+  return { dir, texts }
+}
+
+const execStartOf = (text: string) => text.split("\n").filter((line) => line.startsWith("ExecStart="))
+
+describe.skipIf(!hasAnalyze)("buddy serve --print-unit, run from where npm installed it", () => {
+  // /usr: Debian's npm; /usr/local: npm's own default; the third, a prefix systemd must be told about
+  // carefully (a space, a specifier's %, a variable's $).
+  for (const prefix of ["/usr", "/usr/local", "/opt/npm 100%$x"]) {
+    it(`at prefix ${prefix}: ExecStart= names PREFIX/bin/buddy, and systemd-analyze verify has nothing to say`, () => {
+      const { bin } = installedAt(prefix)
+      const { dir, texts } = printedUnits(bin)
+      const program = serviceFindsThisNode
+        ? execWord(bin, true)
+        : `${execWord(process.execPath, true)} ${execWord(bin)}`
+      expect(execStartOf(texts.system)).toStrictEqual([`ExecStart=${program} serve --config /etc/buddy/serve.json`])
+      expect(execStartOf(texts.user)).toStrictEqual([`ExecStart=${program} serve --config %E/buddy/serve.json`])
+      // The link npm keeps through upgrades, not the package's own path behind it.
+      expect(texts.system).not.toContain(REPO)
+      expect(verify(path.join(dir, "user"), ["buddy.service"], true)).toStrictEqual(clean)
+      expect(verify(dir, ["buddy.socket", "buddy.service"])).toStrictEqual(clean)
+      // The same units once the link is gone (buddy uninstalled, or a unit for another prefix) fail.
+      rmSync(bin)
+      expect(verify(path.join(dir, "user"), ["buddy.service"], true)).not.toStrictEqual(clean)
+      expect(verify(dir, ["buddy.socket", "buddy.service"])).not.toStrictEqual(clean)
+    })
+  }
+
+  it("at prefix /usr, prints the package's systemd/ copies exactly, but for the scratch root", () => {
+    const { bin, root } = installedAt("/usr")
+    const { texts } = printedUnits(bin)
+    const shippedText = (file: string) => readFileSync(path.join(UNITS, file), "utf8")
+    const asInstalled = (text: string) =>
+      serviceFindsThisNode ? text.replaceAll(`${root}/usr/bin/buddy`, INSTALLED) : text
+    expect.soft(serviceFindsThisNode, "ExecStart= names the bin alone only where systemd finds this node").toBe(true)
+    expect(asInstalled(texts.user)).toBe(shippedText("buddy.service"))
+    expect(asInstalled(texts.system)).toBe(shippedText("system/buddy.service"))
+    expect(texts.socket).toBe(shippedText("system/buddy.socket"))
+  })
+
+  it("names the account, config and home given, absolute, refuses a flag a unit has no use for, warns from npx's cache", () => {
+    const { bin } = installedAt("/usr")
+    const config = runAs(bin, [
+      "--print-unit",
+      "system",
+      "--account",
+      "hermes",
+      "--config",
+      "etc/serve.json",
+      "--home",
+      "h"
+    ])
+    expect(config.code).toBe(0)
+    expect(config.stdout).toContain("\nUser=hermes\n")
+    expect(execStartOf(config.stdout)[0]).toMatch(/ serve --config \/etc\/serve\.json --home \/h$/)
+    expect(runAs(bin, ["--print-unit", "socket", "--account", "hermes"]).stdout).toContain("\nSocketUser=hermes\n")
+    // From npx's cache, which npm clears: printed, with a warning that the unit would outlive it.
+    const { bin: cached } = installedAt("/root/.npm/_npx/0123abcd/node_modules/.bin/..")
+    const fromCache = runAs(cached, ["--print-unit", "user"])
+    expect([fromCache.code, fromCache.stderr.split("\n").filter((line) => line !== "")]).toStrictEqual([0, [
+      expect.stringContaining(`this buddy runs from npx's cache (${cached}), which npm may clear`)
+    ]])
+    expect(execStartOf(fromCache.stdout)).toHaveLength(1)
+    for (
+      const args of [
+        ["--print-unit", "user", "--account", "hermes"],
+        ["--print-unit", "system", "--socket", "/run/x.sock"],
+        ["--print-unit", "socket", "--config", "/etc/buddy/serve.json"],
+        ["--account", "hermes"],
+        ["--print-unit", "service"],
+        ["--print-unit", "system", "--account", "root\nExecStartPre=/bin/sh"]
+      ]
+    ) {
+      const ran = runAs(bin, args)
+      expect([args, ran.code, ran.stdout]).toStrictEqual([args, 2, ""])
+    }
+  })
+})
+
+describe("the exit code of each signal that stops buddy serve", () => {
+  // Restart=on-failure starts buddy again after any exit its unit does not count as clean: each
+  // code the built CLI really exits with on a stop is in SuccessExitStatus=, printed and shipped.
+  // SIGHUP (a closed terminal, or an operator's `kill -HUP`) stops it: there is no reload.
+  it("SIGHUP, SIGINT and SIGTERM: each exit code is in every unit's SuccessExitStatus=, and no unit reloads", async () => {
+    const codes: Array<readonly [string, number | null]> = []
+    for (const signal of ["SIGHUP", "SIGINT", "SIGTERM"] as const) {
+      const dir = temp("buddy-units-signal-")
+      chmodSync(dir, 0o700)
+      const serve = spawnBuddy(["serve", "--socket", path.join(dir, "serve.sock")], {
+        env: { HERMES_HOME: path.join(dir, "hermes") }
+      })
+      await serve.stderrWith("listening on")
+      serve.child.kill(signal)
+      codes.push([signal, (await serve.finished).code])
+    }
+    expect(codes).toStrictEqual([["SIGHUP", 129], ["SIGINT", 130], ["SIGTERM", 143]])
+    const { bin } = installedAt("/usr")
+    const { texts } = printedUnits(bin)
+    const shipped = [
+      readFileSync(path.join(UNITS, "buddy.service"), "utf8"),
+      readFileSync(path.join(UNITS, "system/buddy.service"), "utf8")
+    ]
+    for (const text of [texts.user, texts.system, ...shipped]) {
+      const clean = text.split("\n").filter((line) => line.startsWith("SuccessExitStatus=")).flatMap((line) =>
+        line.slice("SuccessExitStatus=".length).split(/\s+/).map(Number)
+      )
+      for (const [signal, code] of codes) expect([signal, clean.includes(code ?? -1)]).toStrictEqual([signal, true])
+      expect(text).not.toMatch(/^ExecReload=/m)
+      expect(text).toMatch(/^Restart=on-failure$/m)
+    }
+  })
+})
+
 /** The socket a proxy_pass `http://unix:PATH:` names. */
 const nginxSockets = (text: string) => [...text.matchAll(/proxy_pass http:\/\/unix:([^:;\s]+):;/g)].map((m) => m[1])
 /** The socket a Caddy `reverse_proxy … unix/PATH` names. */
@@ -146,7 +315,8 @@ describe("where the socket lands under each unit", () => {
 
   it("the system unit gives buddy's account the proxy's group, the one buddy.socket and the nginx snippet's account use", () => {
     const group = unitValue("system/buddy.service", "SupplementaryGroups")
-    expect(group).toBe("www-data")
+    // A group of its own for the proxy's account, not the proxy's (www-data), which all its sites share.
+    expect(group).toBe("buddy-proxy")
     expect(unitValue("system/buddy.socket", "SocketGroup")).toBe(group)
     expect(unitValue("system/buddy.socket", "SocketMode")).toBe("0660")
     expect(unitValue("system/buddy.socket", "SocketUser")).toBe(unitValue("system/buddy.service", "User"))
@@ -154,7 +324,7 @@ describe("where the socket lands under each unit", () => {
     for (const file of ["buddy.service", "system/buddy.service"]) {
       expect([file, unitValue(file, "SuccessExitStatus"), unitValue(file, "Restart")]).toStrictEqual([
         file,
-        "130 143",
+        "129 130 143",
         "on-failure"
       ])
     }
@@ -215,7 +385,8 @@ describe.skipIf(!hasActivate)("socket activation (LISTEN_FDS), as buddy.socket d
   const activated = async (extra: Record<string, unknown>) => {
     const gateway = await gatewayProcess()
     const dir = temp("buddy-units-activate-")
-    chmodSync(dir, 0o700)
+    // As systemd makes a ListenStream= socket's directory (0755): the proxy's group must pass it (D56).
+    chmodSync(dir, 0o711)
     const socket = path.join(dir, "serve.sock")
     const file = await (async () => {
       const f = path.join(dir, "serve.json")

@@ -63,16 +63,38 @@ const isOriginShape = (text: string) => {
   return hostOk && portOk
 }
 
+/** An origin with its scheme's default port written out, as the origin a browser sends without it. */
+const withoutDefaultPort = (text: string) =>
+  text.startsWith("https://") && text.endsWith(":443")
+    ? text.slice(0, -4)
+    : text.startsWith("http://") && text.endsWith(":80")
+    ? text.slice(0, -3)
+    : text
+
+/** An origin the file may give: C6's form, or that form with its scheme's default port (issue 39). */
+const isFileOrigin = (text: string) => isOriginForm(withoutDefaultPort(text))
+
+/** What `buddy serve` makes of an acceptable file: the default ports dropped, locale `en` when left out. */
+const taken = (value: Record<string, unknown>) => ({
+  ...value,
+  ...Object.fromEntries(
+    (["launchpadOrigin", "buddyOrigin"] as const).flatMap((key) =>
+      typeof value[key] === "string" ? [[key, withoutDefaultPort(value[key])]] : []
+    )
+  ),
+  locale: value["locale"] ?? "en"
+})
+
 /** What the file must be for `buddy serve` to take it (C6 "Config"). */
 const acceptable = (value: unknown) => {
   if (!isObject(value)) return false
   if (!Object.keys(value).every((key) => members.includes(key))) return false
   const { buddyOrigin, environment, hermesHome, launchpadOrigin, locale, socketGroup } = value
   return (hermesHome === undefined || typeof hermesHome === "string") &&
-    typeof launchpadOrigin === "string" && isOriginForm(launchpadOrigin) &&
-    (!Object.hasOwn(value, "buddyOrigin") || (typeof buddyOrigin === "string" && isOriginForm(buddyOrigin))) &&
+    typeof launchpadOrigin === "string" && isFileOrigin(launchpadOrigin) &&
+    (!Object.hasOwn(value, "buddyOrigin") || (typeof buddyOrigin === "string" && isFileOrigin(buddyOrigin))) &&
     typeof environment === "string" && environments.includes(environment) &&
-    (locale === "cs" || locale === "en") &&
+    (!Object.hasOwn(value, "locale") || locale === "cs" || locale === "en") &&
     (!Object.hasOwn(value, "hermesHome") || typeof hermesHome === "string") &&
     (!Object.hasOwn(value, "socketGroup") || isGroup(socketGroup))
 }
@@ -83,7 +105,9 @@ const origin = fc.oneof(
     "http://127.0.0.1",
     "http://127.0.0.1:8080",
     "https://buddy.launchpad.example:8443",
-    "http://[::1]:3000"
+    "http://[::1]:3000",
+    "https://launchpad.example:443",
+    "http://127.0.0.1:80"
   ),
   fc.domain().map((host) => `https://${host}`)
 )
@@ -98,7 +122,7 @@ const valid: FastCheck.Arbitrary<Json> = fc.record({
     fc.integer({ min: 0, max: 4_294_967_294 }),
     fc.constantFrom("www-data", "caddy", "_proxy", "Proxy.1", "a".repeat(32))
   )
-}, { requiredKeys: ["launchpadOrigin", "environment", "locale"] })
+}, { requiredKeys: ["launchpadOrigin", "environment"] })
 
 const misses: FieldMisses = {
   launchpadOrigin: origin.chain(stringNearMiss),
@@ -127,7 +151,9 @@ describe("fuzzing the config file", () => {
           const expected = json !== undefined && acceptable(json.value)
           seen.add(expected ? "config" : "invalid")
           expect(Either.isRight(read)).toBe(expected)
-          if (Either.isRight(read) && json !== undefined) expect(read.right).toStrictEqual(json.value)
+          if (Either.isRight(read) && json !== undefined && isObject(json.value)) {
+            expect(read.right).toStrictEqual(taken(json.value))
+          }
         }
       ),
       params(fuzzRuns)
@@ -144,8 +170,6 @@ describe("fuzzing the config file", () => {
   it("a config origin is taken only in the form a browser sends it", () => {
     const notSentByBrowsers = [
       "http://launchpad.example:99999",
-      "http://launchpad.example:80",
-      "https://launchpad.example:443",
       "http://127.1",
       "http://0177.0.0.1",
       "http://999.1.1.1",
@@ -162,5 +186,31 @@ describe("fuzzing the config file", () => {
       }))))
     )
     expect(accepted).toStrictEqual([])
+  })
+
+  // Issue 39: the scheme's default port written out is the origin a browser sends without it; taken, and dropped.
+  it("a config origin with its scheme's default port is taken as the origin without it", () => {
+    const taken = (origin: string) =>
+      Either.map(
+        readConfig(new TextEncoder().encode(JSON.stringify({ launchpadOrigin: origin, environment: "local" }))),
+        (config) => config.launchpadOrigin
+      )
+    expect(["https://launchpad.example:443", "http://launchpad.example:80", "http://[::1]:80"].map(taken))
+      .toStrictEqual([
+        Either.right("https://launchpad.example"),
+        Either.right("http://launchpad.example"),
+        Either.right("http://[::1]")
+      ])
+    for (const origin of ["https://x:443/", "https://x:0443", "https://x:443:443"]) {
+      expect([origin, Either.isLeft(taken(origin))]).toStrictEqual([origin, true])
+    }
+    // Only the default port itself: a port that begins with its digits is a port of its own.
+    expect([taken("https://x:4431"), taken("http://x:8080"), taken("https://x:80"), taken("http://x:443")])
+      .toStrictEqual([
+        Either.right("https://x:4431"),
+        Either.right("http://x:8080"),
+        Either.right("https://x:80"),
+        Either.right("http://x:443")
+      ])
   })
 })

@@ -9,6 +9,11 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { configSizeLimit, readConfig } from "../../src/serve/config-file.js"
+import { requires } from "../support/required.js"
+import { runChild } from "./support/mutant-child.js"
+
+/** Giving files to other accounts takes root: skipped with a word elsewhere, never in CI (D32). */
+const asRoot = requires(process.getuid?.() === 0, "root", "run the suite as root, as CI does") ? it : it.skip
 
 let dir = ""
 beforeAll(async () => {
@@ -103,6 +108,101 @@ describe("the config file", () => {
   })
 })
 
+describe("who may have written the config file (C8, as C1 asks of Hermes's pointer)", () => {
+  asRoot("refuses one another account owns, naming it and never its content", async () => {
+    const { file } = await readText(JSON.stringify({ ...valid, launchpadOrigin: "https://secret.example" }))
+    await fs.chown(file, 65534, 65534)
+    const result = await read(file)
+    expect(result).toStrictEqual(Either.left([
+      `buddy serve: the --config file ${file} belongs to nobody (uid 65534); buddy reads only a config file of its ` +
+      "own account (root) or root's, so that no other account can change what it serves."
+    ]))
+    expect(JSON.stringify(result)).not.toContain("secret")
+  })
+
+  it("refuses one the group or others may write, in the words its bits say, with a fix for the file alone", async () => {
+    const cases = [[0o664, "the group"], [0o646, "others"], [0o666, "the group and others"], [
+      0o620,
+      "the group"
+    ]] as const
+    for (const [mode, who] of cases) {
+      const { file } = await readText(JSON.stringify(valid))
+      await fs.chmod(file, mode)
+      expect(await read(file)).toStrictEqual(Either.left([
+        `buddy serve: the --config file ${file} has mode 0${mode.toString(8)}: ${who} may write to it; buddy reads ` +
+        `only a config file no other account may change. Fix: chmod go-w ${file}`
+      ]))
+    }
+    for (const mode of [0o600, 0o644, 0o640, 0o400]) {
+      const { file } = await readText(JSON.stringify(valid))
+      await fs.chmod(file, mode)
+      expect([mode, await read(file)]).toStrictEqual([mode, Either.right(valid)])
+    }
+  })
+
+  asRoot("takes one root owns from another account, and tells that account to ask root for a fix", async () => {
+    const closed = path.join(await fs.mkdtemp(path.join(os.tmpdir(), "buddy-config-root-")), "serve.json")
+    await fs.chmod(path.dirname(closed), 0o755)
+    await fs.writeFile(closed, JSON.stringify(valid), { mode: 0o644 })
+    expect(await read(closed)).toStrictEqual(Either.right(valid))
+    expect(JSON.parse(await runChild("./config-child.ts", [closed], { uid: 65534, gid: 65534 }))).toStrictEqual({
+      ok: valid
+    })
+    await fs.chmod(closed, 0o664)
+    expect(JSON.parse(await runChild("./config-child.ts", [closed], { uid: 65534, gid: 65534 }))).toStrictEqual({
+      lines: [
+        `buddy serve: the --config file ${closed} has mode 0664: the group may write to it; buddy reads only a ` +
+        `config file no other account may change. Fix: sudo chmod go-w ${closed}`
+      ]
+    })
+    await fs.chown(closed, 0, 0)
+    await fs.chmod(closed, 0o644)
+    const mine = path.join(path.dirname(closed), "theirs.json")
+    await fs.writeFile(mine, JSON.stringify(valid), { mode: 0o644 })
+    await fs.chown(mine, 33, 33)
+    expect(JSON.parse(await runChild("./config-child.ts", [mine], { uid: 65534, gid: 65534 }))).toStrictEqual({
+      lines: [
+        `buddy serve: the --config file ${mine} belongs to www-data (uid 33); buddy reads only a config file of its ` +
+        "own account (nobody) or root's, so that no other account can change what it serves."
+      ]
+    })
+    await fs.rm(path.dirname(closed), { recursive: true })
+  })
+})
+
+describe("a config file with a member twice", () => {
+  it("is refused by the member's name and where it comes again, never its values", async () => {
+    const text = `{
+  "launchpadOrigin": "https://secret.example",
+  "environment": "local",
+  "launchpadOrigin": "https://launchpad.example"
+}
+`
+    const { file, result } = await readText(text)
+    expect(result).toStrictEqual(Either.left([
+      `buddy serve: the --config file ${file} has "launchpadOrigin" twice (again at line 4, column 3); JSON keeps only ` +
+      "the last, so say it once."
+    ]))
+    expect(JSON.stringify(result)).not.toContain("example")
+  })
+})
+
+describe("a config file's defaults", () => {
+  it("takes locale as en when it is left out, and the scheme's default port written out as the origin without it", async () => {
+    const { result } = await readText(JSON.stringify({
+      launchpadOrigin: "https://launchpad.example:443",
+      buddyOrigin: "http://buddy.example:80",
+      environment: "hosted-personal"
+    }))
+    expect(result).toStrictEqual(Either.right({
+      launchpadOrigin: "https://launchpad.example",
+      buddyOrigin: "http://buddy.example",
+      environment: "hosted-personal",
+      locale: "en"
+    }))
+  })
+})
+
 describe("a config file that is no JSON", () => {
   const said = async (text: string) => {
     const { file, result } = await readText(text)
@@ -193,8 +293,7 @@ describe("a config file that is JSON but not a config", () => {
   it("names every field missing or wrong, and what it must be, never the value", async () => {
     expect(await said({})).toStrictEqual(Either.left([
       "buddy serve: the --config file has no \"launchpadOrigin\"; it must be an origin such as https://launchpad.example: scheme, host and optional port, nothing after.",
-      "buddy serve: the --config file has no \"environment\"; it must be one of hosted-personal, hosted-organization-personal, hosted-organization-team, local.",
-      "buddy serve: the --config file has no \"locale\"; it must be one of cs, en."
+      "buddy serve: the --config file has no \"environment\"; it must be one of hosted-personal, hosted-organization-personal, hosted-organization-team, local."
     ]))
     expect(
       await said({
@@ -211,7 +310,7 @@ describe("a config file that is JSON but not a config", () => {
       "buddy serve: the --config file's \"buddyOrigin\" must be an origin such as https://buddy.example: scheme, host and optional port, nothing after.",
       "buddy serve: the --config file's \"environment\" must be one of hosted-personal, hosted-organization-personal, hosted-organization-team, local.",
       "buddy serve: the --config file's \"locale\" must be one of cs, en.",
-      "buddy serve: the --config file's \"socketGroup\" must be a group's name or gid, such as \"www-data\" or 33."
+      "buddy serve: the --config file's \"socketGroup\" must be a group's name or gid, such as \"buddy-proxy\" or 33."
     ]))
   })
 

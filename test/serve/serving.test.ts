@@ -6,6 +6,7 @@
 // executable: test/cli/serve.test.ts and test/boundary/socket-activation.test.ts.
 import type { Console } from "effect"
 import { Duration, Effect, Either, Exit, Fiber } from "effect"
+import { execFileSync } from "node:child_process"
 import { closeSync, rmSync, writeFileSync } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as os from "node:os"
@@ -31,8 +32,10 @@ afterEach(async () => {
   await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()))
 })
 
+/** A fresh temporary directory a group may pass (0711), as the way to a shared socket must let it. */
 const tempDir = async () => {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), "buddy-serving-"))
+  await fs.chmod(dir, 0o711)
   cleanups.push(() => fs.rm(dir, { recursive: true, force: true }))
   return dir
 }
@@ -306,6 +309,46 @@ describe("buddy serve on its own socket", () => {
     ])
   })
 
+  asRoot("says at start which accounts the group admits when it admits more than one, naming them", async () => {
+    const dir = await tempDir()
+    const crowd = "buddy-test-crowd"
+    execFileSync("groupadd", ["-f", crowd])
+    execFileSync("gpasswd", ["-M", "nobody,www-data", crowd])
+    cleanups.push(async () => execFileSync("groupdel", [crowd]))
+    const crowded = path.join(dir, "crowd", "serve.sock")
+    const served = await serving(await fileFor(), { _tag: "Socket", path: crowded }, { socketGroup: crowd })
+    await served.saying("listening on")
+    expect(served.said).toStrictEqual([
+      `buddy serve: the socketGroup ${crowd} admits 2 accounts to the socket (nobody, www-data); each may do all ` +
+      "the proxy may, signing Buddy out included. Give the proxy a group of its own holding its account alone " +
+      "(docs/operator-guide.md, \"A proxy group of its own\").",
+      `buddy serve: listening on unix:${crowded}`
+    ])
+    // One member is the proxy's own group: nothing to say.
+    execFileSync("gpasswd", ["-M", "www-data", crowd])
+    const alone = path.join(dir, "alone", "serve.sock")
+    const quiet = await serving(await fileFor(), { _tag: "Socket", path: alone }, { socketGroup: crowd })
+    await quiet.saying("listening on")
+    expect(quiet.said).toStrictEqual([`buddy serve: listening on unix:${alone}`])
+  })
+
+  asRoot("refuses a socket its group could not reach, naming the directory in the way", async () => {
+    const dir = await tempDir()
+    const closed = path.join(dir, "closed")
+    await fs.mkdir(closed, { mode: 0o700 })
+    const at = path.join(closed, "buddy", "serve.sock")
+    const served = await serving(await fileFor(), { _tag: "Socket", path: at }, { socketGroup: "www-data" })
+    const ended = await served.ended()
+    expect(ended).toStrictEqual(stopped(
+      1,
+      expect.stringContaining(
+        `buddy serve: ${closed}, on the way to the socket, has mode 0700: the group www-data (socketGroup) cannot pass it`
+      )
+    ))
+    expect(served.said).toStrictEqual([])
+    await expect(fs.lstat(path.dirname(at))).rejects.toMatchObject({ code: "ENOENT" })
+  })
+
   asRoot("takes the group from the config file, and none when it names none", async () => {
     const dir = await tempDir()
     const shared = path.join(dir, "shared", "serve.sock")
@@ -353,10 +396,24 @@ describe("buddy serve stops before serving", () => {
     })
     expect(await served.ended()).toStrictEqual(stopped(
       2,
-      "buddy serve: the --config file's \"socketGroup\" names \"no-such-group\", which no group of this machine has " +
-        "(/etc/group); give an existing group or its gid."
+      "buddy serve: the --config file's \"socketGroup\" names a group this machine does not have (/etc/group); " +
+        "give an existing group or its gid."
     ))
     expect(served.said).toStrictEqual([])
+  })
+
+  it("with exit 2 for root's group, by name or gid, before anything is made", async () => {
+    const dir = await tempDir()
+    for (const socketGroup of ["root", 0] as const) {
+      const at = path.join(dir, String(socketGroup), "serve.sock")
+      const served = await serving(await fileFor(), { _tag: "Socket", path: at }, { socketGroup })
+      expect(await served.ended()).toStrictEqual(stopped(
+        2,
+        "buddy serve: the --config file's \"socketGroup\" names root's group (gid 0); root needs no group to reach " +
+          "the socket, and sharing it there admits every account in that group. Name the proxy's own group."
+      ))
+      await expect(fs.lstat(path.dirname(at))).rejects.toMatchObject({ code: "ENOENT" })
+    }
   })
 
   asRoot(
@@ -369,8 +426,8 @@ describe("buddy serve stops before serving", () => {
       const served = await serving(await fileFor(), { _tag: "Socket", path: path.join(place, "serve.sock") })
       expect(await served.ended()).toStrictEqual(stopped(
         1,
-        `buddy serve: the socket's directory ${place} belongs to nobody (uid 65534), not to you; have it removed ` +
-          `(sudo rm -r ${place}) or choose another --socket.`
+        `buddy serve: the socket's directory ${place} belongs to nobody (uid 65534); buddy runs as root. ` +
+          "Choose a --socket in a directory of root's own."
       ))
       expect(served.said).toStrictEqual([])
     }

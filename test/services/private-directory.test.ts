@@ -6,7 +6,7 @@ import { Effect, Exit } from "effect"
 import * as fs from "node:fs/promises"
 import * as os from "node:os"
 import * as path from "node:path"
-import { privateDirectory, runtimeDirectory } from "../../src/services/private-directory.js"
+import { privateDirectory } from "../../src/services/private-directory.js"
 
 const root = Effect.acquireRelease(
   Effect.promise(() => fs.mkdtemp(path.join(os.tmpdir(), "buddy-private-"))),
@@ -72,15 +72,4 @@ describe("a private directory", () => {
         })
       }
     }))
-})
-
-describe("buddy's runtime directory (buddy serve's socket)", () => {
-  it("is $XDG_RUNTIME_DIR/buddy, else /run/user/UID/buddy where systemd made it, else <tmpdir>/buddy-UID", () => {
-    const uid = process.getuid?.() ?? -1
-    expect(runtimeDirectory({ XDG_RUNTIME_DIR: "/run/user/7" }, () => false)).toBe("/run/user/7/buddy")
-    expect(runtimeDirectory({ XDG_RUNTIME_DIR: "relative" }, (p) => p === `/run/user/${uid}`)).toBe(
-      `/run/user/${uid}/buddy`
-    )
-    expect(runtimeDirectory({}, () => false)).toBe(path.join(os.tmpdir(), `buddy-${uid}`))
-  })
 })

@@ -34,6 +34,7 @@ export const packBuddy = async (temp: string): Promise<Packed> => {
   const entries = [
     "package.json",
     "README.md",
+    "CHANGELOG.md",
     "tsconfig.json",
     "tsconfig.build.json",
     "tsconfig.element.json",

@@ -16,7 +16,7 @@ export { unixExchangeAs } from "../../support/unix-exchange.js"
 export const REPO = fileURLToPath(new URL("../../../", import.meta.url))
 /**
  * The `buddy` executable (package.json "bin"), which runs the built bundle dist/buddy.js that the test
- * run's global setup builds: what `npm install -g` links as /usr/local/bin/buddy.
+ * run's global setup builds: what `npm install -g` links as PREFIX/bin/buddy (/usr/bin/buddy on Debian).
  */
 export const BUDDY = path.join(REPO, "bin", "buddy.js")
 export const GUIDE = path.join(REPO, "docs", "operator-guide.md")
@@ -133,7 +133,7 @@ export const ensureAccounts = (groups: ReadonlyArray<string>): Account => {
     "set -e",
     "id -u caddy >/dev/null 2>&1 || useradd --system --user-group --home-dir /var/lib/caddy --shell /usr/sbin/nologin caddy",
     "id -u \"$1\" >/dev/null 2>&1 || useradd --system --user-group --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin \"$1\"",
-    "usermod -a -G \"$2\" \"$1\""
+    "[ -z \"$2\" ] || usermod -a -G \"$2\" \"$1\""
   ].join("\n")
   execFileSync("flock", [ACCOUNTS_LOCK, "sh", "-c", script, "sh", BUDDY_ACCOUNT, groups.join(",")], {
     stdio: ["ignore", "ignore", "inherit"]
@@ -141,7 +141,11 @@ export const ensureAccounts = (groups: ReadonlyArray<string>): Account => {
   return account(BUDDY_ACCOUNT)
 }
 
-/** The command prefix that runs a program as `name` with its groups and a clean environment plus `env`. */
+/** A shell script run as root while no other test changes the accounts files. */
+export const asRootLocked = (script: string): void => {
+  execFileSync("flock", [ACCOUNTS_LOCK, "sh", "-ec", script], { stdio: ["ignore", "ignore", "inherit"] })
+}
+
 export const asAccount = (name: string, env: Record<string, string> = {}): ReadonlyArray<string> => [
   "setpriv",
   `--reuid=${name}`,
