@@ -148,8 +148,10 @@ describe("buddy serve", () => {
   it.skipIf(process.getuid?.() !== 0)(
     "never falls back to /tmp: with no runtime directory of its own it refuses, and a place another account made first gets nothing",
     async () => {
-      // nobody (65534) has no /run/user/65534; the old fallback was /tmp/buddy-65534, which another account can make first.
-      const squat = path.join(os.tmpdir(), "buddy-65534")
+      // An account of this run's own (two suites at once must not share it), with no /run/user/UID; the
+      // old fallback was /tmp/buddy-UID, which another account can make first.
+      const uid = 20_000 + (process.pid % 10_000)
+      const squat = path.join(os.tmpdir(), `buddy-${uid}`)
       await fs.rm(squat, { recursive: true, force: true })
       await fs.mkdir(squat, { mode: 0o755 })
       const connections: Array<string> = []
@@ -163,15 +165,15 @@ describe("buddy serve", () => {
       await fs.chmod(path.join(squat, "serve.sock"), 0o666)
       const finished = await spawnBuddy(["serve"], {
         env: { XDG_RUNTIME_DIR: "", RUNTIME_DIRECTORY: "" },
-        uid: 65534,
-        gid: 65534
+        uid,
+        gid: uid
       }).finished
       await new Promise<void>((resolve) => squatter.close(() => resolve()))
       await fs.rm(squat, { recursive: true, force: true })
       expect([finished.code, finished.stdout, finished.stderr]).toStrictEqual([1, [], [
         "buddy serve: there is no place for its socket that only this account could have made: no --socket, no " +
         "RUNTIME_DIRECTORY (a systemd unit's RuntimeDirectory=buddy sets it) and no runtime directory of this " +
-        "account's own ($XDG_RUNTIME_DIR, /run/user/65534). Run it from a unit with RuntimeDirectory=buddy, or give " +
+        `account's own ($XDG_RUNTIME_DIR, /run/user/${uid}). Run it from a unit with RuntimeDirectory=buddy, or give ` +
         "--socket PATH in a directory of this account's own (docs/operator-guide.md)."
       ]])
       expect(connections).toStrictEqual([])

@@ -311,7 +311,8 @@ describe("buddy serve on its own socket", () => {
 
   asRoot("says at start which accounts the group admits when it admits more than one, naming them", async () => {
     const dir = await tempDir()
-    const crowd = "buddy-test-crowd"
+    // A name of this process's own: two suites at once must not share the group they change.
+    const crowd = `buddy-crowd-${process.pid}`
     execFileSync("groupadd", ["-f", crowd])
     execFileSync("gpasswd", ["-M", "nobody,www-data", crowd])
     cleanups.push(async () => execFileSync("groupdel", [crowd]))
