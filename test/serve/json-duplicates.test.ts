@@ -37,6 +37,21 @@ describe("a duplicate member", () => {
     }
   })
 
+  it("is judged in the object it is in once an inner object or array has closed", () => {
+    expect(firstDuplicate(`{"a":{"k":1},"k":2}`)).toStrictEqual(Option.none())
+    const afterArray = `{"a":[1],"b":1,"b":2}`
+    expect(firstDuplicate(afterArray)).toStrictEqual(
+      Option.some({ name: "b", offset: afterArray.lastIndexOf("\"b\"") })
+    )
+    const afterObject = `{"a":{"x":1},"b":1,"b":2}`
+    expect(firstDuplicate(afterObject)).toStrictEqual(
+      Option.some({ name: "b", offset: afterObject.lastIndexOf("\"b\"") })
+    )
+    // A value is no name: the same text as a name and as a value is no duplicate.
+    expect(firstDuplicate(`{"a":"a"}`)).toStrictEqual(Option.none())
+    expect(firstDuplicate(`{"a":"b","b":"c"}`)).toStrictEqual(Option.none())
+  })
+
   it("is the first one met, not a later one", () => {
     const text = `{"b":1,"a":1,"a":2,"b":2}`
     expect(firstDuplicate(text)).toStrictEqual(Option.some({ name: "a", offset: 13 }))
