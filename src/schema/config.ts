@@ -40,7 +40,9 @@ export const FileOrigin = Schema.transform(
   Schema.String,
   Origin,
   {
+    // Stryker disable next-line BooleanLiteral: `strict` is for the types only
     strict: true,
+    // Stryker disable next-line Regex: without `^`, a text with anything before its scheme still fails Origin's anchored pattern
     decode: (text) => text.replace(/^(https:\/\/[^/]*):443$/, "$1").replace(/^(http:\/\/[^/]*):80$/, "$1"),
     // Stryker disable next-line ArrowFunction: nothing encodes a config file
     encode: (origin) => origin
@@ -59,6 +61,7 @@ export const ConfigFile = Schema.Struct({
   buddyOrigin: Schema.optionalWith(FileOrigin, { exact: true }),
   environment: Environment,
   /** The words' language: optional, `en` when left out (C6 "Config"). */
+  // Stryker disable next-line BooleanLiteral: without `exact` an undefined locale is taken too, which no JSON text can hold
   locale: Schema.optionalWith(Locale, { exact: true, default: () => "en" as const }),
   /**
    * The one group, besides buddy's own account, that `buddy serve`'s socket is shared with (a

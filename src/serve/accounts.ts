@@ -3,7 +3,7 @@
 // no getpwuid or getgrnam, so names come from /etc/passwd and /etc/group, read once at start: a
 // group only a directory service knows (LDAP, sssd) is given by its number (docs/decisions.md D22,
 // D40), and its members are then unknown here.
-import { Effect, Option } from "effect"
+import { Array as Arr, Effect, Option } from "effect"
 import * as fsp from "node:fs/promises"
 
 export const passwdFile = "/etc/passwd"
@@ -33,10 +33,12 @@ interface Entry {
 
 /** `name:password:number:fourth:…` lines; anything else (comments, NIS `+` lines) is passed over. */
 const entriesOf = (text: string): ReadonlyArray<Entry> =>
-  text.split("\n").flatMap((line) => {
+  Arr.filterMap(text.split("\n"), (line) => {
     // Stryker disable next-line StringLiteral: split always gives a first field; a missing third field is passed over whatever stands for it, as a field without digits is
     const [name = "", , number = "", fourth = ""] = line.split(":")
-    return name !== "" && /^[0-9]+$/.test(number) ? [{ name, number: Number(number), fourth }] : []
+    return name !== "" && /^[0-9]+$/.test(number)
+      ? Option.some({ name, number: Number(number), fourth })
+      : Option.none()
   })
 
 export const parseAccounts = (passwd: string, group: string): Accounts => {

@@ -37,10 +37,6 @@ export const defaultSocketPath = (
     (directory) => nodePath.join(directory, socketName)
   )
 
-/** The directory buddy makes for itself by default (the one a fix may name), if there is one. */
-export const ownDirectoryOf = (env: NodeJS.ProcessEnv = process.env): Option.Option<string> =>
-  Option.orElse(madeByServiceManager(env), () => runtimeDirectory(env))
-
 /** Why there is no default place, and the two ways to give one (exit 1). */
 export const noRuntimeDirectory = (): string =>
   "buddy serve: there is no place for its socket that only this account could have made: no --socket, no " +

@@ -18,6 +18,7 @@ import { ServedBy } from "../http/served-by.js"
 import { DeniedAnswer, ErrorAnswer, type PlainError, refusals } from "../schema/routes.js"
 import { errnoOf } from "../services/errno.js"
 import { type Connections, type Lingering, makeConnections } from "./connections.js"
+import { type Handler, makeRequestGate, type RequestGate } from "./request-gate.js"
 import { authoritiesOf, makeRefusalReport, nameOf } from "./who-may-reach.js"
 
 export interface ServerLimits extends Lingering {
@@ -131,7 +132,7 @@ const onConnect = (_request: IncomingMessage, socket: Duplex) => {
 }
 
 /** The server with our deadlines and limits and our answers to what Node would refuse itself. */
-const makeServer = (limits: ServerLimits, connections: Connections): Server => {
+const makeServer = (limits: ServerLimits, connections: Connections, gate: RequestGate): Server => {
   const server = createServer({
     headersTimeout: Duration.toMillis(limits.headersTimeout),
     requestTimeout: Duration.toMillis(limits.requestTimeout),
@@ -146,10 +147,10 @@ const makeServer = (limits: ServerLimits, connections: Connections): Server => {
   server.on("connect", onConnect)
   // Any expectation but 100-continue: Node would answer an empty 417.
   server.on("checkExpectation", answerExpectationFailed)
+  // Before it listens: a request parsed before the app is served waits for it (./request-gate.ts).
+  server.on("request", gate.request).on("checkContinue", gate.checkContinue)
   return server
 }
-
-type Handler = (request: IncomingMessage, response: ServerResponse) => void
 
 /**
  * The app's handler behind the name check: the request's authority is pinned (an absolute-form
@@ -250,7 +251,8 @@ export const layer = (listener: Listener, limits: ServerLimits, bodyLimit: numbe
       HttpServer.HttpServer,
       Effect.gen(function*() {
         const connections = makeConnections(limits)
-        const server = yield* Effect.acquireRelease(Effect.sync(() => makeServer(limits, connections)), stop)
+        const gate = makeRequestGate()
+        const server = yield* Effect.acquireRelease(Effect.sync(() => makeServer(limits, connections, gate)), stop)
         yield* listenOn(server, listener.listen)
         const authorities = authoritiesOf(listener.launchpadOrigin)
         const refused = makeRefusalReport(authorities, listener.say)
@@ -261,11 +263,14 @@ export const layer = (listener: Listener, limits: ServerLimits, bodyLimit: numbe
               const handler = yield* (middleware === undefined
                 ? NodeHttpServer.makeHandler(app)
                 : NodeHttpServer.makeHandler(app, middleware))
-              const onRequest = gated(connections, authorities, refused, bodyLimit, handler, false)
-              const onContinue = gated(connections, authorities, refused, bodyLimit, handler, true)
               yield* Effect.acquireRelease(
-                Effect.sync(() => server.on("request", onRequest).on("checkContinue", onContinue)),
-                () => Effect.sync(() => server.off("request", onRequest).off("checkContinue", onContinue))
+                Effect.sync(() =>
+                  gate.open({
+                    request: gated(connections, authorities, refused, bodyLimit, handler, false),
+                    checkContinue: gated(connections, authorities, refused, bodyLimit, handler, true)
+                  })
+                ),
+                () => Effect.sync(gate.close)
               )
             })
         })

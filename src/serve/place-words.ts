@@ -37,7 +37,10 @@ export const placeWords = (error: SocketPlaceUnsafe, naming: Naming): string => 
   const found = error.found ?? 0
   const owner = naming.account(found)
   const ours = Option.contains(naming.ownDirectory, path)
-  const groupName = Option.getOrElse(naming.group, () => "the socketGroup")
+  const theGroup = Option.match(naming.group, {
+    onNone: () => "the socketGroup's group",
+    onSome: (group) => `the group ${group} (socketGroup)`
+  })
   switch (error.reason) {
     case "directory-missing":
       return `${prefix} ${path} does not exist; create it (mkdir -p ${path}) ${elsewhere}.`
@@ -73,11 +76,11 @@ export const placeWords = (error: SocketPlaceUnsafe, naming: Naming): string => 
     case "way-closed":
       return `${prefix} ${path}, on the way to the socket, has mode ${
         octal(found)
-      }: the group ${groupName} (socketGroup) cannot pass it, so its proxy could not connect. Choose a --socket the ` +
+      }: ${theGroup} cannot pass it, so its proxy could not connect. Choose a --socket the ` +
         `group can reach, such as /run/buddy made as docs/operator-guide.md says, or run buddy from its system ` +
         `unit (RuntimeDirectory=buddy).`
     case "not-member":
-      return `${prefix} this account (${naming.self}) is not a member of the group ${groupName} (socketGroup), so ` +
+      return `${prefix} this account (${naming.self}) is not a member of ${theGroup}, so ` +
         `it cannot share ${path} with it; ${
           Option.match(naming.group, {
             onNone: () => "add it to that group",

@@ -144,6 +144,7 @@ export const serveOn = (config: BuddyConfigShape, place: Place, options: ServeOp
       group: sharing._tag === "Group"
         ? Option.some(Option.getOrElse(accounts.groupName(sharing.gid), () => String(sharing.gid)))
         : Option.none(),
+      // Stryker disable next-line ConditionalExpression: a handed place has no `own`; the tag is for the type
       ownDirectory: place._tag === "Socket" && place.own === true
         ? Option.some(nodePath.dirname(place.path))
         : Option.none()
@@ -151,6 +152,7 @@ export const serveOn = (config: BuddyConfigShape, place: Place, options: ServeOp
     const say = (error: SocketPlaceUnsafe) => stopWith(1)(placeWords(error, naming))
     const listen = yield* listenFor(place, sharing, say)
     yield* absence(config)
+    // Stryker disable next-line ConditionalExpression: the owner alone has no gid, and no group admits accounts under none
     if (sharing._tag === "Group") {
       yield* Option.match(admissionWarning(accounts, sharing.gid, self), {
         onNone: () => Effect.void,

@@ -9,12 +9,10 @@ import { Effect } from "effect"
 import type { Stats } from "node:fs"
 import * as fsp from "node:fs/promises"
 import * as nodePath from "node:path"
-import { errnoOf } from "../services/errno.js"
+import { fsCall } from "../services/errno.js"
 import { ownUid } from "../services/private-directory.js"
 import { SocketPlaceUnsafe } from "./socket-place-unsafe.js"
 import type { Sharing } from "./who-may-reach.js"
-
-const fsCall = <A>(run: () => Promise<A>) => Effect.tryPromise({ try: run, catch: errnoOf })
 
 /** `path` and each directory above it, up to `/`. */
 export const wayUp = (path: string): ReadonlyArray<string> => {

@@ -94,7 +94,7 @@ const boundedJournal = (stream: Writable, bound: JournalBound) => {
   const loss = lossTally(bound.warn)
   // A write's callback has the error for its line, or for a line still waiting when the stream failed.
   const written = (error: Error | null | undefined) => {
-    if (error !== null && error !== undefined) loss.lose(error)
+    if (error instanceof Error) loss.lose(error)
   }
   const journal = makeJournal(
     (line) =>

@@ -7,7 +7,7 @@
 import { Effect, Option, Ref } from "effect"
 import type { Scope } from "effect"
 import * as nodePath from "node:path"
-import { errnoOf } from "./errno.js"
+import { errnoOf, fsCall } from "./errno.js"
 import { heldBy, lockUnavailable } from "./HolderBusy.js"
 import { type Area, type AreaLock, holderAt, type Holding, type LockFile, type OpenFile } from "./lock-area.js"
 import { ownUid } from "./private-directory.js"
@@ -91,7 +91,7 @@ export const exlockLock = (
       Effect.gen(function*() {
         if (Option.isSome(yield* Ref.get(held))) return
         const path = nodePath.join(yield* area, lockFileName)
-        const file = yield* Effect.tryPromise({ try: () => open(path, flags, 0o600), catch: errnoOf }).pipe(
+        const file = yield* fsCall(() => open(path, flags, 0o600)).pipe(
           Effect.catchAll(refused(path))
         )
         yield* checkFile(path, file).pipe(Effect.tapError(() => closeFile(file)))

@@ -16,7 +16,7 @@ import type { FileHandle } from "node:fs/promises"
 import * as fsp from "node:fs/promises"
 import * as net from "node:net"
 import * as nodePath from "node:path"
-import { errnoOf } from "./errno.js"
+import { errnoOf, fsCall } from "./errno.js"
 import { heldBy, type HolderBusy, lockUnavailable } from "./HolderBusy.js"
 import { type Area, type AreaLock, holderAt, type Holding } from "./lock-area.js"
 import { ownUid } from "./private-directory.js"
@@ -40,8 +40,6 @@ interface Own {
 interface Live {
   readonly holder: Option.Option<number>
 }
-
-const fsCall = <A>(run: () => Promise<A>) => Effect.tryPromise({ try: run, catch: errnoOf })
 
 const system = (path: string) => (code: string) => lockUnavailable(path, "system", { code })
 

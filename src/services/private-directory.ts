@@ -4,7 +4,7 @@
 import { Data, Effect } from "effect"
 import * as fsp from "node:fs/promises"
 import * as nodePath from "node:path"
-import { errnoOf } from "./errno.js"
+import { fsCall } from "./errno.js"
 
 /** Why a directory cannot be buddy's: each a closed reason, with the path it is about. */
 export class DirectoryUnsafe extends Data.TaggedError("DirectoryUnsafe")<{
@@ -16,8 +16,6 @@ export class DirectoryUnsafe extends Data.TaggedError("DirectoryUnsafe")<{
   /** The system's own code, for `unusable`. */
   readonly code?: string
 }> {}
-
-const fsCall = <A>(run: () => Promise<A>) => Effect.tryPromise({ try: run, catch: errnoOf })
 
 // Stryker disable next-line OptionalChaining,LogicalOperator,UnaryOperator: Linux always has getuid; the fallback (no uid owns anything) is for the type
 export const ownUid = () => process.getuid?.() ?? -1

@@ -12,7 +12,7 @@ import type { FakeGatewayHandle } from "../../fixtures/fake-gateway.js"
 import { NoAnswer } from "../../src/cli/check-exchange.js"
 import { checkExitCode, silentOf, verdictOf } from "../../src/cli/check.js"
 import { buddy, spawnBuddy } from "./support/buddy-process.js"
-import { onCleanup, serveConfig, tempDir } from "./support/cleanup.js"
+import { onCleanup, serveConfig, tempDir, writeServeConfig } from "./support/cleanup.js"
 
 /** `buddy serve` with `config` (or none) on a socket in a fresh directory, once it listens. */
 const serveOn = async (config?: string, env: Record<string, string> = {}) => {
@@ -54,16 +54,7 @@ describe("buddy check", () => {
     const home = path.join(dir, "home")
     await fsp.mkdir(home, { mode: 0o700 })
     const config = path.join(dir, "config.json")
-    await fsp.writeFile(
-      config,
-      JSON.stringify({
-        hermesHome: home,
-        launchpadOrigin: "https://launchpad.example",
-        buddyOrigin: "https://buddy.example",
-        environment: "hosted-personal",
-        locale: "en"
-      })
-    )
+    await writeServeConfig(config, home)
     const { serve, socket } = await serveOn(config)
     const words = await buddy(["check", "--socket", socket])
     expect(words.code).toBe(4)

@@ -9,7 +9,7 @@ import { Agent, request } from "node:http"
 import * as path from "node:path"
 import { describe, expect, it } from "vitest"
 import { spawnBuddy } from "./support/buddy-process.js"
-import { onCleanup, tempDir } from "./support/cleanup.js"
+import { onCleanup, tempDir, writeServeConfig } from "./support/cleanup.js"
 
 const launchpad = "https://launchpad.example"
 const signOutLine =
@@ -20,16 +20,7 @@ const configWithoutGateway = async (dir: string) => {
   const home = path.join(dir, "home")
   await fsp.mkdir(home, { mode: 0o700 })
   const config = path.join(dir, "config.json")
-  await fsp.writeFile(
-    config,
-    JSON.stringify({
-      hermesHome: home,
-      launchpadOrigin: launchpad,
-      buddyOrigin: "https://buddy.example",
-      environment: "hosted-personal",
-      locale: "en"
-    })
-  )
+  await writeServeConfig(config, home, { launchpadOrigin: launchpad })
   return config
 }
 

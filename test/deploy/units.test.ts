@@ -31,6 +31,7 @@ import { afterAll, describe, expect, it } from "vitest"
 import { servicePath } from "../../src/cli/print-unit.js"
 import { execWord } from "../../src/cli/unit-text.js"
 import { cleanEnv, spawnBuddy } from "../cli/support/buddy-process.js"
+import { writeServeConfig } from "../cli/support/cleanup.js"
 import { gatewayProcess } from "../support/gateway-process.js"
 import { requires } from "../support/required.js"
 import {
@@ -350,16 +351,7 @@ describe("where the socket lands under each unit", () => {
   const config = async (home: string) => {
     const dir = temp("buddy-units-config-")
     const file = path.join(dir, "serve.json")
-    await fs.writeFile(
-      file,
-      JSON.stringify({
-        hermesHome: home,
-        launchpadOrigin: "https://launchpad.example",
-        buddyOrigin: "https://buddy.example",
-        environment: "hosted-personal",
-        locale: "en"
-      })
-    )
+    await writeServeConfig(file, home)
     return file
   }
 

@@ -9,6 +9,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { configSizeLimit, readConfig } from "../../src/serve/config-file.js"
+import { seemingAccount } from "../support/own-account.js"
 import { requires } from "../support/required.js"
 import { runChild } from "./support/mutant-child.js"
 
@@ -170,6 +171,49 @@ describe("who may have written the config file (C8, as C1 asks of Hermes's point
   })
 })
 
+describe("who may have written the config file, for an account that is not root", () => {
+  // buddy's checks take it to be nobody; the reads are root's (../support/own-account.ts).
+  asRoot("takes its own and root's, refuses a third account's, and says sudo for root's file", async () => {
+    const restore = seemingAccount(65534)
+    const results = await Effect.runPromise(Effect.ensuring(
+      Effect.promise(async () => {
+        const own = (await readText(JSON.stringify(valid))).file
+        await fs.chown(own, 65534, 65534)
+        const roots = (await readText(JSON.stringify(valid))).file
+        const rootsOpen = (await readText(JSON.stringify(valid))).file
+        await fs.chmod(rootsOpen, 0o664)
+        const ownOpen = (await readText(JSON.stringify(valid))).file
+        await fs.chown(ownOpen, 65534, 65534)
+        await fs.chmod(ownOpen, 0o664)
+        const theirs = (await readText(JSON.stringify(valid))).file
+        await fs.chown(theirs, 33, 33)
+        return {
+          files: { rootsOpen, ownOpen, theirs },
+          read: [await read(own), await read(roots), await read(rootsOpen), await read(ownOpen), await read(theirs)]
+        }
+      }),
+      Effect.sync(restore)
+    ))
+    const { rootsOpen, ownOpen, theirs } = results.files
+    expect(results.read).toStrictEqual([
+      Either.right(valid),
+      Either.right(valid),
+      Either.left([
+        `buddy serve: the --config file ${rootsOpen} has mode 0664: the group may write to it; buddy reads only a ` +
+        `config file no other account may change. Fix: sudo chmod go-w ${rootsOpen}`
+      ]),
+      Either.left([
+        `buddy serve: the --config file ${ownOpen} has mode 0664: the group may write to it; buddy reads only a ` +
+        `config file no other account may change. Fix: chmod go-w ${ownOpen}`
+      ]),
+      Either.left([
+        `buddy serve: the --config file ${theirs} belongs to www-data (uid 33); buddy reads only a config file of its ` +
+        "own account (nobody) or root's, so that no other account can change what it serves."
+      ])
+    ])
+  })
+})
+
 describe("a config file with a member twice", () => {
   it("is refused by the member's name and where it comes again, never its values", async () => {
     const text = `{
@@ -184,6 +228,17 @@ describe("a config file with a member twice", () => {
       "the last, so say it once."
     ]))
     expect(JSON.stringify(result)).not.toContain("example")
+  })
+
+  it("names a long member by its first 40 characters", async () => {
+    const long = "x".repeat(39) + "yz"
+    const text = `{"environment":"local","${long}":1,"${long}":2}`
+    const { file, result } = await readText(text)
+    expect(result).toStrictEqual(Either.left([
+      `buddy serve: the --config file ${file} has "${"x".repeat(39)}y" twice (again at line 1, column ${
+        text.lastIndexOf(`"${long}"`) + 1
+      }); JSON keeps only the last, so say it once.`
+    ]))
   })
 })
 

@@ -414,18 +414,48 @@ describe("a stop", () => {
     await Effect.runPromise(Scope.extend(server.serve(Effect.succeed(HttpServerResponse.text("first"))), first))
     expect(parse(await exchange(at, get("/"))).body).toBe("first")
     await Effect.runPromise(Scope.close(first, Exit.void))
+    // Between two apps a request is held (./request-gate.ts), and the first app never sees it.
+    const between = await converse(at)
+    between.socket.write(get("/"))
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    expect(between.text()).toBe("")
     const ran: Array<string> = []
     const middleware = HttpMiddleware.make((app) => Effect.zipRight(Effect.sync(() => ran.push("middleware")), app))
     await Effect.runPromise(
       Scope.extend(server.serve(Effect.succeed(HttpServerResponse.text("second")), middleware), scope)
     )
+    expect(parse((await between.closed()).text).body).toBe("second")
     expect(parse(await exchange(at, get("/"))).body).toBe("second")
     const expecting = await exchange(
       at,
       "POST / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nExpect: 100-continue\r\nContent-Length: 0\r\n\r\n"
     )
     expect(parse(expecting.slice("HTTP/1.1 100 Continue\r\n\r\n".length)).body).toBe("second")
-    expect(ran).toStrictEqual(["middleware", "middleware"])
+    expect(ran).toStrictEqual(["middleware", "middleware", "middleware"])
+  })
+})
+
+describe("an app served after the server listens", () => {
+  it("holds the requests parsed before an app is served, and hands them to it in order", async () => {
+    // A service manager's socket has its first connection queued before buddy starts (D40, D59):
+    // Node parses it as soon as it listens, which can be before the app's layer has registered.
+    const { at, scope, server } = await serving({ serve: false })
+    const plain = await converse(at)
+    plain.socket.write(get("/early"))
+    const expecting = await converse(at)
+    expecting.socket.write(
+      "POST /expecting HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nExpect: 100-continue\r\n" +
+        "Content-Length: 2\r\n\r\n"
+    )
+    // Time for Node to parse both: neither is answered, nor invited to send its body, with no app.
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    expect([plain.text(), expecting.text()]).toStrictEqual(["", ""])
+    await Effect.runPromise(Scope.extend(server.serve(app), scope))
+    expect(parse(await plain.until("GET /early 0")).body).toBe("GET /early 0")
+    await expecting.until("HTTP/1.1 100 Continue\r\n\r\n")
+    expecting.socket.write("ok")
+    expect(parse((await expecting.closed()).text.slice("HTTP/1.1 100 Continue\r\n\r\n".length)).body)
+      .toBe("POST /expecting 2")
   })
 })
 

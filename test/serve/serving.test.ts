@@ -350,6 +350,46 @@ describe("buddy serve on its own socket", () => {
     await expect(fs.lstat(path.dirname(at))).rejects.toMatchObject({ code: "ENOENT" })
   })
 
+  asRoot(
+    "names in a refusal a group by its gid where the group file has none, and buddy's own place as its own",
+    async () => {
+      const dir = await tempDir()
+      const closed = path.join(dir, "closed")
+      await fs.mkdir(closed, { mode: 0o700 })
+      const byGid = await serving(
+        await fileFor(),
+        { _tag: "Socket", path: path.join(closed, "buddy", "serve.sock") },
+        { socketGroup: 4242 }
+      )
+      expect(await byGid.ended()).toStrictEqual(stopped(
+        1,
+        expect.stringContaining(
+          `buddy serve: ${closed}, on the way to the socket, has mode 0700: the group 4242 (socketGroup) cannot pass it`
+        )
+      ))
+      // A directory found open to others: buddy's own default place may be removed; another is not buddy's to remove.
+      const open = path.join(dir, "open")
+      await fs.mkdir(open, { mode: 0o755 })
+      await fs.chmod(open, 0o755)
+      const at = path.join(open, "serve.sock")
+      const own = await serving(await fileFor(), { _tag: "Socket", path: at, own: true })
+      const named = await serving(await fileFor(), { _tag: "Socket", path: at })
+      expect([await own.ended(), await named.ended()]).toStrictEqual([
+        stopped(
+          1,
+          `buddy serve: the socket's directory ${open} has mode 0755: the group and others may enter it. It is ` +
+            `buddy's own place: while no buddy runs, remove it (rm -r ${open}); buddy makes it again closed.`
+        ),
+        stopped(
+          1,
+          `buddy serve: the socket's directory ${open} has mode 0755: the group and others may enter it. Choose a ` +
+            "--socket in a directory closed to others (make buddy a directory of its own, as root: install -d -o root " +
+            "-m 0700 DIR)."
+        )
+      ])
+    }
+  )
+
   asRoot("takes the group from the config file, and none when it names none", async () => {
     const dir = await tempDir()
     const shared = path.join(dir, "shared", "serve.sock")

@@ -7,21 +7,17 @@
 // what a worker thread may not set (the umask) run in a child (./support/mutant-child.ts).
 import { Effect, Either } from "effect"
 import { Option } from "effect"
+import { execFileSync } from "node:child_process"
 import * as fs from "node:fs/promises"
 import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
-import {
-  defaultSocketPath,
-  noRuntimeDirectory,
-  ownDirectoryOf,
-  runtimeDirectory,
-  socketName
-} from "../../src/serve/default-place.js"
+import { defaultSocketPath, noRuntimeDirectory, runtimeDirectory, socketName } from "../../src/serve/default-place.js"
 import { placeWords, socketPathLimit } from "../../src/serve/place-words.js"
 import { checkHandedSocket, prepareSocket, restrictSocket, SocketPlaceUnsafe } from "../../src/serve/socket-place.js"
-import { groupPasses, wayUp } from "../../src/serve/socket-way.js"
+import { groupPasses, wayClear, wayUp } from "../../src/serve/socket-way.js"
+import { seemingAccount } from "../support/own-account.js"
 import { requires } from "../support/required.js"
 import { runChild } from "./support/mutant-child.js"
 
@@ -111,8 +107,6 @@ describe("the socket's default place", () => {
     )
     expect(defaultSocketPath({ TMPDIR: "/tmp" }, () => false)).toStrictEqual(Option.none())
     expect(defaultSocketPath({ XDG_RUNTIME_DIR: "relative" }, () => false)).toStrictEqual(Option.none())
-    expect(ownDirectoryOf({ RUNTIME_DIRECTORY: "/run/buddy" })).toStrictEqual(Option.some("/run/buddy"))
-    expect(ownDirectoryOf({ XDG_RUNTIME_DIR: "/run/user/7" })).toStrictEqual(Option.some("/run/user/7/buddy"))
   })
 
   it("is missing in words naming the unit's RuntimeDirectory= and --socket", () => {
@@ -186,6 +180,38 @@ asRoot("the way, on real directories", () => {
     await fs.symlink(mine, fine)
     expect(await outcome(prepareSocket(path.join(fine, "buddy", "serve.sock"), owner))).toStrictEqual(
       Either.right(path.join(fine, "buddy", "serve.sock"))
+    )
+  })
+
+  it("says a step it cannot look at, or a link on it that leads nowhere, unusable with the system's code", async () => {
+    const dir = await tempDir()
+    const file = path.join(dir, "file")
+    await fs.writeFile(file, "")
+    const nowhere = path.join(dir, "nowhere")
+    await fs.symlink(path.join(dir, "gone"), nowhere)
+    for (
+      const [above, refusal] of [
+        [path.join(file, "step"), { path: path.join(file, "step"), code: "ENOTDIR" }],
+        [nowhere, { path: nowhere, code: "ENOENT" }]
+      ] as const
+    ) {
+      expect(await outcome(prepareSocket(path.join(above, "buddy", "serve.sock"), owner))).toStrictEqual(
+        Either.left({ _tag: "SocketPlaceUnsafe", reason: "unusable", ...refusal })
+      )
+    }
+  })
+
+  it("lets root's directories pass for an account that is not root, and refuses a third account's", async () => {
+    const dir = await tempDir()
+    const mine = await directory(dir, "mine", 0o755, { uid: other })
+    // The account buddy runs as, for its own checks; the directories are real, root's above `dir`.
+    const restore = seemingAccount(other)
+    cleanups.push(async () => restore())
+    expect(await outcome(wayClear(mine, owner))).toStrictEqual(Either.right(undefined))
+    const rootOwned = await directory(mine, "root", 0o755)
+    const third = await directory(rootOwned, "third", 0o755, { uid: other + 1 })
+    expect(await outcome(wayClear(third, owner))).toStrictEqual(
+      Either.left({ _tag: "SocketPlaceUnsafe", reason: "way-foreign", path: third, found: other + 1 })
     )
   })
 
@@ -506,6 +532,7 @@ describe("a refusal in words", () => {
       words("way-closed", { found: 0o700, path: "/run/user/7" }),
       words("way-closed", { found: 0o700, path: "/run/user/7" }, alone),
       words("not-member", { found: 33 }),
+      words("not-member", { found: 33 }, alone),
       words("socket-not-socket"),
       words("socket-foreign", { found: 33 }),
       words("socket-open", { found: 0o666 }),
@@ -529,8 +556,9 @@ describe("a refusal in words", () => {
       "buddy serve: /srv, on the way to the socket, has mode 0775: the group may rename what lies below it; choose a --socket under directories only their owner may write.",
       "buddy serve: /srv, on the way to the socket, has mode 0757: others may rename what lies below it; choose a --socket under directories only their owner may write.",
       "buddy serve: /run/user/7, on the way to the socket, has mode 0700: the group buddy-proxy (socketGroup) cannot pass it, so its proxy could not connect. Choose a --socket the group can reach, such as /run/buddy made as docs/operator-guide.md says, or run buddy from its system unit (RuntimeDirectory=buddy).",
-      "buddy serve: /run/user/7, on the way to the socket, has mode 0700: the group the socketGroup (socketGroup) cannot pass it, so its proxy could not connect. Choose a --socket the group can reach, such as /run/buddy made as docs/operator-guide.md says, or run buddy from its system unit (RuntimeDirectory=buddy).",
+      "buddy serve: /run/user/7, on the way to the socket, has mode 0700: the socketGroup's group cannot pass it, so its proxy could not connect. Choose a --socket the group can reach, such as /run/buddy made as docs/operator-guide.md says, or run buddy from its system unit (RuntimeDirectory=buddy).",
       "buddy serve: this account (buddy) is not a member of the group buddy-proxy (socketGroup), so it cannot share /run/x with it; add it (sudo usermod -aG buddy-proxy buddy, or SupplementaryGroups=buddy-proxy in its systemd unit) and start again.",
+      "buddy serve: this account (buddy) is not a member of the socketGroup's group, so it cannot share /run/x with it; add it to that group and start again.",
       "buddy serve: /run/x exists and is not a socket; buddy replaces only a socket of its own. Look at it (ls -la /run/x), or choose another --socket.",
       "buddy serve: the socket /run/x belongs to someone (uid 33); buddy runs as buddy. While no buddy runs, remove that socket (sudo rm /run/x), or choose another --socket.",
       "buddy serve: the socket /run/x has mode 0666: accounts the config does not name may connect; give it SocketMode=0600 (or 0660 with SocketGroup= the config's socketGroup).",
@@ -555,8 +583,20 @@ asRoot("the place, where only a child process can show it", () => {
   })
 
   // An account may not make its directory where only root may write: told how root makes it for it.
+  // Root meets the same where nobody may write (an immutable parent, chattr +i) as EPERM, here.
   it("as an account that may not write where the directory goes, is refused as directory-uncreatable", async () => {
     const dir = await tempDir()
+    const fixed = await directory(dir, "fixed", 0o755)
+    execFileSync("chattr", ["+i", fixed])
+    cleanups.unshift(async () => execFileSync("chattr", ["-i", fixed]))
+    expect(await outcome(prepareSocket(path.join(fixed, "buddy", "serve.sock"), owner))).toStrictEqual(
+      Either.left({
+        _tag: "SocketPlaceUnsafe",
+        reason: "directory-uncreatable",
+        path: path.join(fixed, "buddy"),
+        code: "EPERM"
+      })
+    )
     const at = path.join(dir, "buddy", "serve.sock")
     expect(JSON.parse(await runChild("./place-child.ts", ["022", at], { uid: 65534, gid: 65534 }))).toStrictEqual({
       _tag: "SocketPlaceUnsafe",

@@ -1,28 +1,17 @@
 // The real `buddy serve` executable in a child, for boundary tests: its config file (Buddy present,
 // hosted personal, English), the server on a socket of its own in a fresh runtime directory, and a
 // same-origin POST as the Launchpad's page sends it. The CLI tests' afterEach (test/cli/support) stops what it starts.
-import * as fs from "node:fs/promises"
 import { request } from "node:http"
 import * as path from "node:path"
 import { spawnBuddy } from "../../cli/support/buddy-process.js"
-import { tempDir } from "../../cli/support/cleanup.js"
+import { tempDir, writeServeConfig } from "../../cli/support/cleanup.js"
 
 export const LAUNCHPAD = "https://launchpad.example"
 
 /** A `--config` file for Hermes at `home`, with `extra` fields (socketGroup) merged in. */
 export const serveConfig = async (home: string, extra: Record<string, unknown> = {}) => {
   const file = path.join(await tempDir("buddy-serve-config-"), "config.json")
-  await fs.writeFile(
-    file,
-    JSON.stringify({
-      hermesHome: home,
-      launchpadOrigin: LAUNCHPAD,
-      buddyOrigin: "https://buddy.example",
-      environment: "hosted-personal",
-      locale: "en",
-      ...extra
-    })
-  )
+  await writeServeConfig(file, home, { launchpadOrigin: LAUNCHPAD, ...extra })
   return file
 }
 

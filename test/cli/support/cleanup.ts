@@ -30,20 +30,28 @@ export const tempDir = async (prefix: string, mode?: number) => {
   return dir
 }
 
+/**
+ * `buddy serve`'s --config file at `file` for Hermes at `home`: Buddy present, hosted personal,
+ * English, the Launchpad at https://launchpad.example; `fields` replace those or add (socketGroup).
+ */
+export const writeServeConfig = (file: string, home: string, fields: Record<string, unknown> = {}) =>
+  fs.writeFile(
+    file,
+    JSON.stringify({
+      hermesHome: home,
+      launchpadOrigin: "https://launchpad.example",
+      buddyOrigin: "https://buddy.example",
+      environment: "hosted-personal",
+      locale: "en",
+      ...fields
+    })
+  )
+
 /** A fake gateway and a `buddy serve --config` file for it: Buddy present, hosted personal, English. */
 export const serveConfig = async (prefix: string, launchpadOrigin = "https://launchpad.example") => {
   const fake = await fakeGateway()
   const dir = await tempDir(prefix)
   const config = path.join(dir, "config.json")
-  await fs.writeFile(
-    config,
-    JSON.stringify({
-      hermesHome: fake.home,
-      launchpadOrigin,
-      buddyOrigin: "https://buddy.example",
-      environment: "hosted-personal",
-      locale: "en"
-    })
-  )
+  await writeServeConfig(config, fake.home, { launchpadOrigin })
   return { fake, config, dir }
 }
