@@ -1,11 +1,14 @@
-// `npm run bench:versus-serve -- <rev>`: `buddy serve` of git revision <rev> against the working
-// tree's, in one run. Each is bundled as the CLI is (./cli-bundle.ts) and started as `buddy serve
+// `npm run bench:versus-serve -- <rev> [<rev> ...]`: `buddy serve` of each git revision against the
+// working tree's, in one run. Each is bundled as the CLI is (./cli-bundle.ts) and started as `buddy serve
 // --config` on a socket of its own, against the gateway stand-in in its own process, beside the
 // bare server (bench/bare-server.mjs). `GET /api/buddy` goes to each in turn, over a kept-alive
 // connection and over a new connection per request, in rounds whose order rotates; each server's
 // CPU per request is read from /proc around its own requests. p50 over the bare server's, the
 // median over rounds. ROUNDS (default 10) and READS (per round and kind, default
-// 150) lengthen or shorten it.
+// 150) lengthen or shorten it. LOAD=16,64 adds throughput at those numbers of kept-alive connections
+// (bench/load.mjs in its own process, as `npm run bench` measures it): LOAD_ROUNDS rounds (default 6)
+// of LOAD_SECONDS (default 3) per server, the servers' order rotating, each server's req/s over the
+// bare server's summed over the rounds. ROUNDS=0 leaves the latency out.
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs"
 import { Agent, request } from "node:http"
@@ -16,9 +19,10 @@ import { fileURLToPath } from "node:url"
 import { bundleCli } from "./cli-bundle.js"
 import { quantile } from "./interleave.js"
 import { serveConfig, startChild, startStandin } from "./standin.js"
+import { throughputTable } from "./versus-load.js"
 
-const rev = process.argv[2]
-if (rev === undefined) throw new Error("usage: npm run bench:versus-serve -- <git revision>")
+const revs = process.argv.slice(2)
+if (revs.length === 0) throw new Error("usage: npm run bench:versus-serve -- <git revision> [<git revision> ...]")
 const rounds = Number(process.env.ROUNDS ?? 10)
 const reads = Number(process.env.READS ?? 150)
 const root = fileURLToPath(new URL("../", import.meta.url))
@@ -31,15 +35,18 @@ process.on("exit", () => {
   rmSync(work, { recursive: true, force: true })
 })
 
-// The revision as a tree of its own, with its package.json (ESM) and tsconfig.json, beside a link
+// Each revision as a tree of its own, with its package.json (ESM) and tsconfig.json, beside a link
 // to our node_modules (bench:versus says why both files, D47.11).
-const before = join(work, "before")
-mkdirSync(before)
-execFileSync("sh", [
-  "-c",
-  `git -C "${root}" archive "${rev}" src package.json tsconfig.json | tar -x -C "${before}"`
-])
-symlinkSync(join(root, "node_modules"), join(before, "node_modules"))
+const treeOf = (rev: string, index: number) => {
+  const tree = join(work, `before-${index}`)
+  mkdirSync(tree)
+  execFileSync("sh", [
+    "-c",
+    `git -C "${root}" archive "${rev}" src package.json tsconfig.json | tar -x -C "${tree}"`
+  ])
+  symlinkSync(join(root, "node_modules"), join(tree, "node_modules"))
+  return tree
+}
 
 /** The CLI of the tree at `dir`, bundled beside this file (./cli-bundle.ts). */
 const bundled = (dir: string, name: string) =>
@@ -66,10 +73,11 @@ const startServe = (bundle: string, name: string) =>
     })
   })
 
-const servers = {
-  [rev]: await startServe(await bundled(before, "before"), "before"),
-  "working tree": await startServe(await bundled(root, "after"), "after")
+const servers: Record<string, { socket: string; pid: number }> = {}
+for (const [index, rev] of revs.entries()) {
+  servers[rev] = await startServe(await bundled(treeOf(rev, index), `before-${index}`), `before-${index}`)
 }
+servers["working tree"] = await startServe(await bundled(root, "after"), "after")
 const bare = await startChild<{ socket: string }>("bare-server.mjs", [
   standin.socket,
   standin.home,
@@ -112,7 +120,7 @@ const kinds = Object.keys(targets).flatMap((name) => [
   { name, connection: "new", agent: false as Agent | false }
 ])
 const results = new Map(kinds.map((kind) => [kind, { p50: [] as Array<number>, cpu: [] as Array<number> }]))
-for (let r = -1; r < rounds; r++) {
+for (let r = rounds > 0 ? -1 : 0; r < rounds; r++) {
   for (let k = 0; k < kinds.length; k++) {
     const kind = kinds[(r + 1 + k) % kinds.length]!
     const { pid, socket } = targets[kind.name]!
@@ -134,17 +142,30 @@ const figure = (name: string, connection: string) => {
   const found = [...results].find(([kind]) => kind.name === name && kind.connection === connection)![1]
   return { p50: quantile(found.p50, 0.5), cpu: quantile(found.cpu, 0.5) }
 }
-process.stdout.write(
-  "| GET /api/buddy | kept-alive p50 / bare | new connection p50 / bare | CPU µs per request (kept-alive) |\n|---|---|---|---|\n"
-)
-for (const name of Object.keys(targets)) {
-  const kept = figure(name, "kept")
-  const fresh = figure(name, "new")
+if (rounds > 0) printLatency()
+const connections = (process.env.LOAD ?? "").split(",").filter((n) => n !== "").map(Number)
+if (connections.length > 0) {
   process.stdout.write(
-    `| ${name} | ${(kept.p50 / figure("bare server", "kept").p50).toFixed(2)}× | ${
-      (fresh.p50 / figure("bare server", "new").p50).toFixed(2)
-    }× | ${kept.cpu.toFixed(0)} |\n`
+    await throughputTable(targets, "bare server", connections, {
+      rounds: Number(process.env.LOAD_ROUNDS ?? 6),
+      seconds: Number(process.env.LOAD_SECONDS ?? 3)
+    })
   )
 }
-process.stdout.write(`\n${rounds} rounds × ${reads} requests per kind, interleaved; node ${process.version}\n`)
 process.exit(0)
+
+function printLatency() {
+  process.stdout.write(
+    "| GET /api/buddy | kept-alive p50 / bare | new connection p50 / bare | CPU µs per request (kept-alive) |\n|---|---|---|---|\n"
+  )
+  for (const name of Object.keys(targets)) {
+    const kept = figure(name, "kept")
+    const fresh = figure(name, "new")
+    process.stdout.write(
+      `| ${name} | ${(kept.p50 / figure("bare server", "kept").p50).toFixed(2)}× | ${
+        (fresh.p50 / figure("bare server", "new").p50).toFixed(2)
+      }× | ${kept.cpu.toFixed(0)} |\n`
+    )
+  }
+  process.stdout.write(`\n${rounds} rounds × ${reads} requests per kind, interleaved; node ${process.version}\n\n`)
+}

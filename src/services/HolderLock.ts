@@ -25,7 +25,7 @@ import {
 } from "./lock-area.js"
 import { type ExlockConstants, exlockLock, isAlive, O_EXLOCK } from "./lock-exlock.js"
 import { renameLock } from "./lock-rename.js"
-import { sharedReading } from "./shared-reading.js"
+import { sharedLook, sharedReading } from "./shared-reading.js"
 
 export { HolderBusy } from "./HolderBusy.js"
 export type { Holding } from "./lock-area.js"
@@ -55,6 +55,8 @@ export interface LockSystem {
   /** Whether a process lives (macOS, BSD: a look at who holds the lock). */
   readonly alive: (pid: number) => Effect.Effect<boolean>
   readonly constants: ExlockConstants
+  /** The status reads' first look, where a holder would be (D52). */
+  readonly lstat: (path: string) => Promise<unknown>
 }
 
 export const liveSystem: LockSystem = {
@@ -63,7 +65,8 @@ export const liveSystem: LockSystem = {
   open: fsp.open,
   alive: isAlive,
   // Stryker disable next-line ObjectLiteral: read on darwin and the BSDs only; their tests give constants of their own
-  constants: { ...fsConstants, O_EXLOCK }
+  constants: { ...fsConstants, O_EXLOCK },
+  lstat: fsp.lstat
 }
 
 const exlockSystems: ReadonlySet<NodeJS.Platform> = new Set(["darwin", "freebsd", "openbsd", "netbsd"])
@@ -104,15 +107,14 @@ export const holderLockLayer = (system: LockSystem): Layer.Layer<HolderLock, nev
       // Looks run one by one with the takes, so concurrent ones (a burst of status reads while another
       // holds, D52) share one that began after each arrived, as the readings do (C5).
       const look = yield* sharedReading(serial(lock.holder(areaIfThere(config.hermesHome))))
+      // Nothing where a holder would be: nobody, at once, outside the serial takes (D52). Concurrent
+      // reads share that first look too, without a fiber for a read alone (D60).
+      const there = yield* sharedLook(somethingAt(config.hermesHome, lock.holderName, system.lstat))
       return HolderLock.of({
         take: serial(lock.take(lockArea(config.hermesHome))),
         release: serial(lock.release),
-        // Nothing where a holder would be: nobody, at once, unshared and outside the serial takes
-        // (D52); the look judges anything there, as it always has.
-        holder: Effect.flatMap(
-          somethingAt(config.hermesHome, lock.holderName),
-          (there) => (there ? look : Effect.succeedNone)
-        )
+        // The look judges anything there, as it always has.
+        holder: Effect.flatMap(there, (found) => (found ? look : Effect.succeedNone))
       })
     })
   )

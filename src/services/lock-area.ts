@@ -61,12 +61,16 @@ export const lockArea = (override: string | undefined): Effect.Effect<string, Ho
  * holds the lock, which a status read learns at a fifth of the look's cost, without C1's walk of the
  * home (D52). Anything else, a failure included, is for the look to judge.
  */
-export const somethingAt = (override: string | undefined, name: string): Effect.Effect<boolean> =>
+export const somethingAt = (
+  override: string | undefined,
+  name: string,
+  lstat: (path: string) => Promise<unknown>
+): Effect.Effect<boolean> =>
   Effect.flatMap(
     configuredHome(override),
     (home) =>
       Effect.promise(() =>
-        fsp.lstat(nodePath.join(home, areaName, name)).then(
+        lstat(nodePath.join(home, areaName, name)).then(
           () => true,
           (error: unknown) => errnoOf(error) !== "ENOENT"
         )

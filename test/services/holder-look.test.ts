@@ -139,4 +139,29 @@ describe("a look at who holds the lock", () => {
         heldByPid(process.pid)
       )
     }))
+
+  it.scopedLive("concurrent looks with nobody there share one lstat that began after each arrived; one after another, each its own (D60)", () =>
+    Effect.gen(function*() {
+      const { holder, home } = yield* lockScene
+      const asked: Array<string> = []
+      const lstat = (file: string) => {
+        asked.push(file)
+        return fs.lstat(file)
+      }
+      const { lock } = yield* lockFor(home, { ...liveSystem, lstat })
+      const seen = yield* Effect.all(Array.from({ length: 40 }, () => lock.holder), { concurrency: "unbounded" })
+      expect(seen).toStrictEqual(Array.from({ length: 40 }, () => Option.none()))
+      expect(asked.length).toBeGreaterThanOrEqual(1)
+      expect(asked.length).toBeLessThanOrEqual(2)
+      expect(new Set(asked)).toStrictEqual(new Set([holder]))
+      const shared = asked.length
+      yield* lock.holder
+      yield* lock.holder
+      yield* lock.holder
+      expect(asked.length - shared).toBe(3)
+      // Fresh: a hold taken after those looks is what the next one finds.
+      const other = yield* lockFor(home)
+      yield* other.lock.take
+      expect(yield* lock.holder).toStrictEqual(pidOf(process.pid))
+    }))
 })
