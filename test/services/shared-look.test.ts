@@ -26,6 +26,20 @@ const settle = Effect.repeatN(Effect.yieldNow(), 10)
 const begunAt = (begun: Ref.Ref<number>, n: number) =>
   Effect.repeat(Ref.get(begun), { until: (count) => count >= n }).pipe(Effect.zipRight(Effect.yieldNow()))
 
+/**
+ * A shared look whose first look is made and waits at its gate: `maker` is the caller that made it,
+ * `ungate` lets later looks through at once, and `first` lets the maker's own look answer.
+ */
+const makerWaiting = Effect.gen(function*() {
+  const { begun, gate, look } = yield* gatedLook
+  const shared = yield* sharedLook(look)
+  const first = yield* Deferred.make<void>()
+  yield* Ref.set(gate, first)
+  const maker = yield* Effect.fork(shared)
+  yield* begunAt(begun, 1)
+  return { begun, shared, maker, first, ungate: Ref.set(gate, undefined) }
+})
+
 describe("sharedLook", () => {
   it.effect("one caller after another: each makes its own look", () =>
     Effect.gen(function*() {
@@ -44,19 +58,14 @@ describe("sharedLook", () => {
 
   it.effect("callers arriving while a look runs share the next one, which begins after them", () =>
     Effect.gen(function*() {
-      const { begun, gate, look } = yield* gatedLook
-      const shared = yield* sharedLook(look)
-      const first = yield* Deferred.make<void>()
-      yield* Ref.set(gate, first)
-      const maker = yield* Effect.fork(shared)
-      yield* begunAt(begun, 1)
+      const { begun, first, maker, shared, ungate } = yield* makerWaiting
       const joiners = yield* Effect.fork(
         Effect.all(Array.from({ length: 20 }, () => shared), { concurrency: "unbounded" })
       )
       yield* settle
       // The joiners wait: the look on its way began before they arrived.
       expect(yield* Ref.get(begun)).toBe(1)
-      yield* Ref.set(gate, undefined)
+      yield* ungate
       yield* Deferred.succeed(first, undefined)
       expect(yield* Fiber.join(maker)).toBe(1)
       expect(yield* Fiber.join(joiners)).toStrictEqual(Array.from({ length: 20 }, () => 2))
@@ -67,14 +76,10 @@ describe("sharedLook", () => {
 
   it.effect("a maker that goes away takes only its own look: those waiting get the next", () =>
     Effect.gen(function*() {
-      const { begun, gate, look } = yield* gatedLook
-      const shared = yield* sharedLook(look)
-      yield* Ref.set(gate, yield* Deferred.make<void>())
-      const maker = yield* Effect.fork(shared)
-      yield* begunAt(begun, 1)
+      const { maker, shared, ungate } = yield* makerWaiting
       const joiner = yield* Effect.fork(shared)
       yield* settle
-      yield* Ref.set(gate, undefined)
+      yield* ungate
       yield* Fiber.interrupt(maker)
       expect(yield* Fiber.join(joiner)).toBe(2)
       expect(yield* shared).toBe(3)
@@ -82,17 +87,12 @@ describe("sharedLook", () => {
 
   it.effect("a joiner that goes away stops waiting; the look goes on for the others", () =>
     Effect.gen(function*() {
-      const { begun, gate, look } = yield* gatedLook
-      const shared = yield* sharedLook(look)
-      const first = yield* Deferred.make<void>()
-      yield* Ref.set(gate, first)
-      const maker = yield* Effect.fork(shared)
-      yield* begunAt(begun, 1)
+      const { begun, first, maker, shared, ungate } = yield* makerWaiting
       const leaving = yield* Effect.fork(shared)
       const staying = yield* Effect.fork(shared)
       yield* settle
       yield* Fiber.interrupt(leaving)
-      yield* Ref.set(gate, undefined)
+      yield* ungate
       yield* Deferred.succeed(first, undefined)
       expect(yield* Fiber.join(maker)).toBe(1)
       expect(yield* Fiber.join(staying)).toBe(2)
